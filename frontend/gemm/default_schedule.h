@@ -1,0 +1,19 @@
+// The schedule tgsim assumes when neither a kernel name nor a schedule file is given: a rule of
+// the kind libraries use (documented in docs/gemm.md), and the candidate set --autotune searches.
+#pragma once
+
+#include <vector>
+
+#include "frontend/gemm/problem.h"
+#include "frontend/gemm/schedule.h"
+#include "sim/hw/gpu_spec.h"
+
+namespace tgsim::gemm {
+
+Schedule default_schedule(const Problem& p, const hw::GpuSpec& spec);
+
+// Schedules a library would consider for this problem on this GPU (tile shapes, stages that fit,
+// cluster, warp specialisation, split-K); the default is among them.
+std::vector<Schedule> candidate_schedules(const Problem& p, const hw::GpuSpec& spec);
+
+}  // namespace tgsim::gemm

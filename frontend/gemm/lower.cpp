@@ -1,0 +1,97 @@
+#include "frontend/gemm/lower.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "frontend/gemm/lowering/common.h"
+#include "frontend/gemm/lowering/lowering.h"
+#include "frontend/template_builder.h"
+#include "sim/units/error.h"
+
+namespace tgsim::gemm {
+
+const KernelLowering& LoweringRegistry::get(Family f) const {
+  const auto it = by_family_.find(f);
+  if (it == by_family_.end()) throw InputError("no lowering registered for this GEMM schedule family");
+  return *it->second;
+}
+
+void register_builtin_lowerings(LoweringRegistry& r) {
+  r.add(Family::ampere_multistage, make_ampere_lowering());
+  r.add(Family::hopper_warpspecialized, make_hopper_lowering());
+  r.add(Family::blackwell_tcgen05, make_blackwell_lowering());
+}
+
+int pick_split_k(const Problem& p, const Schedule& s, const hw::GpuSpec& spec) {
+  const std::int64_t tiles = ((p.m + s.tile.m - 1) / s.tile.m) * ((p.n + s.tile.n - 1) / s.tile.n);
+  const std::int64_t k_iters = (p.k + s.tile.k - 1) / s.tile.k;
+  const std::int64_t by_sms = std::max<std::int64_t>(1, spec.sm.count / std::max<std::int64_t>(1, tiles));
+  return static_cast<int>(std::clamp<std::int64_t>(std::min(by_sms, k_iters / 4), 1, 64));
+}
+
+namespace {
+
+// One CTA per output tile: read the split partials (fp32, likely still in L2), add, write C.
+graph::Kernel splitk_reduce_kernel(const Problem& p, const Schedule& s, const Plan& plan) {
+  graph::Kernel k;
+  k.name = "splitKreduce_kernel";
+  declare_tensors(k, p, plan);
+  k.cta.threads = 256;
+  k.cta.registers_per_thread = 32;
+  frontend::TemplateBuilder b("reduce");
+  const int role = b.role("threads", 0, 8);
+  const double elems = static_cast<double>(s.tile.m) * s.tile.n;
+  const int add = b.add(simt_node("add", role, elems * plan.splits / 256.0, 256));
+  for (int sp = 0; sp < plan.splits; ++sp) {
+    const int ld = b.add(memory_node(fmt::format("ld{}", sp), graph::NodeKind::load, graph::MemEngine::plain, role,
+                                     elems * 4.0, t_workspace, {item_param(0, p_tile_m), item_param(0, p_tile_n), {-1, sp}}));
+    b.edge(ld, add);
+  }
+  const int st = b.add(memory_node("stC", graph::NodeKind::store, graph::MemEngine::plain, role,
+                                   elems * element_bytes(p.c_type), t_c, {item_param(0, p_tile_m), item_param(0, p_tile_n), {}}));
+  b.edge(add, st);
+  k.templates.push_back(b.take());
+  graph::CtaGroup g{0, plan.tiles_m * plan.tiles_n, kParamsPerItem, {}};
+  for (std::int64_t tm = 0; tm < plan.tiles_m; ++tm) {
+    for (std::int64_t tn = 0; tn < plan.tiles_n; ++tn) g.params.insert(g.params.end(), {tm, tn, 0, 0, 0, 0});
+  }
+  k.grid.push_back(std::move(g));
+  return k;
+}
+
+}  // namespace
+
+LoweredGemm lower_gemm(const Problem& p, const Schedule& s_in, const hw::GpuSpec& spec) {
+  LoweredGemm out;
+  Schedule s = s_in;
+  if (s.stages < 1) throw InputError(fmt::format("schedule \"{}\": stages must be >= 1", s.name));
+  if (s.split_k_runtime && s.split_k <= 1) {
+    s.split_k = pick_split_k(p, s, spec);
+    out.notes.push_back(fmt::format("split-K factor not in the kernel name: picked {} (fill {} SMs)", s.split_k, spec.sm.count));
+  }
+  if (s.stream_k) {
+    throw InputError(fmt::format("schedule \"{}\": stream-K lowering is not implemented yet (use split-K or a "
+                                 "data-parallel schedule)", s.name));
+  }
+  LoweringRegistry registry;
+  register_builtin_lowerings(registry);
+  const KernelLowering& lowering = registry.get(s.family);
+  const Plan plan = make_plan(p, s, spec, lowering.ctas_per_sm(p, s, spec));
+  graph::Kernel main = lowering.build(p, s, plan, spec);
+  if (main.cta.shared_memory.value > spec.sm.shared_memory_per_cta.value) {
+    throw InputError(fmt::format("schedule \"{}\": {} stages of a {}x{}x{} tile need {} KiB of shared memory, more "
+                                 "than the {} KiB a CTA can have on {}",
+                                 s.name, s.stages, s.tile.m, s.tile.n, s.tile.k, main.cta.shared_memory.value / 1024,
+                                 spec.sm.shared_memory_per_cta.value / 1024, spec.name));
+  }
+  out.graph.name = fmt::format("gemm {}x{}x{} {}", p.m, p.n, p.k, to_string(p.a_type));
+  out.graph.kernels.push_back(std::move(main));
+  if (plan.splits > 1) {
+    out.graph.kernels.push_back(splitk_reduce_kernel(p, s, plan));
+  }
+  out.schedule = s;
+  return out;
+}
+
+}  // namespace tgsim::gemm

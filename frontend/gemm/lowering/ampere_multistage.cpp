@@ -1,0 +1,123 @@
+// Ampere multistage GEMM (CUTLASS 2.x sm80 kernels, cuBLAS ampere_*gemm*, also run on Hopper):
+// every warp both loads and computes. Per K iteration: cp.async of the A and B tiles into stage
+// (g mod S) once iteration g-S finished reading it; wait + barrier; each warp reads its fragments
+// from shared memory (ldmatrix) and issues mma.sync on its warp tile. Epilogue: convert, stage in
+// shared memory, store to global.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "frontend/gemm/lowering/common.h"
+#include "frontend/gemm/lowering/lowering.h"
+
+namespace tgsim::gemm {
+namespace {
+
+using graph::MemEngine;
+using graph::NodeKind;
+
+// Warp tile: the CTA tile split over `warps` as evenly as possible (2x2 for 4 warps, 2x4 or 4x2 for 8).
+std::pair<int, int> warp_grid(const Schedule& s) {
+  const int w = std::max(1, s.warps);
+  int wm = 1;
+  for (int d = 1; d * d <= w; ++d) {
+    if (w % d == 0) wm = d;
+  }
+  int wn = w / wm;
+  if (s.tile.m > s.tile.n) std::swap(wm, wn);  // more warps along the longer side
+  return {wm, wn};
+}
+
+std::int64_t ampere_shared_memory(const Problem& p, const Schedule& s) {
+  const double stage = (s.tile.m * element_bytes(p.a_type) + s.tile.n * element_bytes(p.b_type)) * s.tile.k;
+  return static_cast<std::int64_t>(s.stages * stage);
+}
+
+graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Plan& plan, int items) {
+  frontend::TemplateBuilder b("tile");
+  const int warps = std::max(1, s.warps);
+  const int role = b.role("warps", 0, warps);
+  const auto [wm, wn] = warp_grid(s);
+  const double warp_tile_m = static_cast<double>(s.tile.m) / wm;
+  const double warp_tile_n = static_cast<double>(s.tile.n) / wn;
+  const int k_inst = mma_k(p.a_type);
+  const double a_bytes = s.tile.m * s.tile.k * element_bytes(p.a_type);
+  const double b_bytes = s.tile.n * s.tile.k * element_bytes(p.b_type);
+  // ldmatrix traffic: every warp reads its A rows and B columns of the stage.
+  const double frag_bytes = warps * (warp_tile_m * element_bytes(p.a_type) + warp_tile_n * element_bytes(p.b_type)) * s.tile.k;
+  const auto mma_per_warp = static_cast<std::int64_t>(std::ceil(warp_tile_m / 16) * std::ceil(warp_tile_n / 8) *
+                                                      std::ceil(static_cast<double>(s.tile.k) / k_inst));
+  const double c_elems = static_cast<double>(s.tile.m) * s.tile.n;
+  const bool split = plan.splits > 1;
+  std::vector<int> smem_of_iter;
+  int prev_store = -1;
+  int prev_epilogue = -1;
+  for (int j = 0; j < items; ++j) {
+    int prev = -1;
+    for (std::int64_t k = 0; k < plan.k_iters_per_split; ++k) {
+      const std::string sfx = fmt::format("{}_{}", j, k);
+      const int la = b.add(memory_node("ldA" + sfx, NodeKind::load, MemEngine::cp_async, role, a_bytes, t_a,
+                                       {item_param(j, p_tile_m), item_param(j, p_k_base, k), {}}));
+      const int lb = b.add(memory_node("ldB" + sfx, NodeKind::load, MemEngine::cp_async, role, b_bytes, t_b,
+                                       {item_param(j, p_tile_n), item_param(j, p_k_base, k), {}}));
+      const int frag = b.add(smem_node("ldsm" + sfx, role, frag_bytes));
+      const int mma = b.add(mma_node("mma" + sfx, role, TensorInst::mma_sync, p.a_type, {16, 8, k_inst}, mma_per_warp));
+      b.edge(la, frag);
+      b.edge(lb, frag);
+      b.edge(frag, mma);
+      const auto g = static_cast<int>(smem_of_iter.size());
+      if (g >= s.stages) {
+        b.order(smem_of_iter[static_cast<std::size_t>(g - s.stages)], la);
+        b.order(smem_of_iter[static_cast<std::size_t>(g - s.stages)], lb);
+      }
+      smem_of_iter.push_back(frag);
+      if (prev >= 0) b.order(prev, mma);
+      else if (prev_epilogue >= 0) b.order(prev_epilogue, mma);
+      prev = mma;
+    }
+    const int threads = 32 * warps;
+    const int cvt = b.add(simt_node(fmt::format("cvt{}", j), role, 2.0 * c_elems / threads, threads));
+    b.edge(prev, cvt);
+    const double out_bytes = split ? c_elems * 4.0 : c_elems * element_bytes(p.c_type);
+    const int st_smem = b.add(smem_node(fmt::format("stsm{}", j), role, out_bytes));
+    b.edge(cvt, st_smem);
+    const int st = b.add(memory_node(fmt::format("st{}", j), NodeKind::store, MemEngine::plain, role, out_bytes,
+                                     split ? t_workspace : t_c,
+                                     {item_param(j, p_tile_m), item_param(j, p_tile_n), split ? item_param(j, p_split) : graph::Coord{}}));
+    b.edge(st_smem, st);
+    if (prev_store >= 0) b.order(prev_store, st);
+    prev_store = st;
+    prev_epilogue = st_smem;
+  }
+  return b.take();
+}
+
+class AmpereLowering final : public KernelLowering {
+ public:
+  std::string_view name() const override { return "ampere_multistage"; }
+  int ctas_per_sm(const Problem& p, const Schedule& s, const hw::GpuSpec& spec) const override {
+    const auto smem = ampere_shared_memory(p, s) + spec.sm.reserved_shared_memory_per_cta.value;
+    const int by_smem = static_cast<int>(spec.sm.shared_memory.value / std::max<std::int64_t>(1, smem));
+    const int by_threads = spec.sm.max_threads / (32 * std::max(1, s.warps));
+    return std::max(1, std::min(by_smem, by_threads));
+  }
+  graph::Kernel build(const Problem& p, const Schedule& s, const Plan& plan, const hw::GpuSpec& spec) const override {
+    graph::Kernel k;
+    k.name = s.name.empty() ? "gemm_sm80_multistage" : s.name;
+    declare_tensors(k, p, plan);
+    k.cta.threads = 32 * std::max(1, s.warps);
+    // CUTLASS sm80 kernels use close to the 255-register limit with 4 warps and ~128-168 with 8.
+    k.cta.registers_per_thread = std::min(232, 65536 / k.cta.threads / 8 * 8);
+    k.cta.shared_memory = Bytes{ampere_shared_memory(p, s)};
+    (void)spec;
+    fill_grid(k, plan, [&](int items) { return build_template(p, s, plan, items); });
+    return k;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<KernelLowering> make_ampere_lowering() { return std::make_unique<AmpereLowering>(); }
+
+}  // namespace tgsim::gemm

@@ -1,0 +1,85 @@
+#include "frontend/gemm/lowering/common.h"
+
+#include <cmath>
+#include <map>
+
+namespace tgsim::gemm {
+
+void declare_tensors(graph::Kernel& k, const Problem& p, const Plan& plan) {
+  auto bytes = [](double x) { return Bytes{static_cast<std::int64_t>(x)}; };
+  const double m = static_cast<double>(p.m), n = static_cast<double>(p.n), kk = static_cast<double>(p.k);
+  k.tensors = {{"A", bytes(m * kk * element_bytes(p.a_type))},
+               {"B", bytes(kk * n * element_bytes(p.b_type))},
+               {"C", bytes(m * n * element_bytes(p.c_type))},
+               {"workspace", bytes(plan.splits > 1 ? m * n * 4.0 * plan.splits : 0)}};
+}
+
+graph::Node memory_node(std::string id, graph::NodeKind kind, graph::MemEngine engine, int role, double bytes,
+                        int tensor, std::array<graph::Coord, 3> coords, int multicast) {
+  graph::Node n;
+  n.id = std::move(id);
+  n.kind = kind;
+  n.engine = engine;
+  n.role = role;
+  n.bytes = Bytes{static_cast<std::int64_t>(std::ceil(bytes))};
+  n.tile.tensor = tensor;
+  n.tile.coords = coords;
+  n.multicast = multicast;
+  return n;
+}
+
+graph::Node mma_node(std::string id, int role, TensorInst inst, DType dtype, std::array<int, 3> shape, std::int64_t count) {
+  graph::Node n;
+  n.id = std::move(id);
+  n.kind = graph::NodeKind::mma;
+  n.role = role;
+  n.inst = inst;
+  n.dtype = dtype;
+  n.shape = shape;
+  n.count = count;
+  return n;
+}
+
+graph::Node simt_node(std::string id, int role, double ops, int threads) {
+  graph::Node n;
+  n.id = std::move(id);
+  n.kind = graph::NodeKind::simt;
+  n.role = role;
+  n.pipe = graph::SimtPipe::fp32;
+  n.ops = ops;
+  n.threads = threads;
+  return n;
+}
+
+graph::Node smem_node(std::string id, int role, double bytes) {
+  graph::Node n;
+  n.id = std::move(id);
+  n.kind = graph::NodeKind::smem;
+  n.role = role;
+  n.bytes = Bytes{static_cast<std::int64_t>(std::ceil(bytes))};
+  return n;
+}
+
+void fill_grid(graph::Kernel& k, const Plan& plan, const std::function<graph::CtaTemplate(int items)>& make_template) {
+  std::map<int, int> template_for_items;
+  for (const auto& items : plan.ctas) {
+    const int n = static_cast<int>(items.size());
+    auto [it, inserted] = template_for_items.try_emplace(n, static_cast<int>(k.templates.size()));
+    if (inserted) {
+      k.templates.push_back(make_template(n));
+      k.templates.back().name = n == 1 ? "tile" : std::to_string(n) + "_tiles";
+    }
+    if (k.grid.empty() || k.grid.back().template_index != it->second) {
+      k.grid.push_back(graph::CtaGroup{it->second, 0, n * kParamsPerItem, {}});
+    }
+    auto& g = k.grid.back();
+    ++g.count;
+    for (const auto& w : items) {
+      g.params.insert(g.params.end(), {w.tile_m, w.tile_n, w.k_base, w.rank_m, w.rank_n, w.split});
+    }
+  }
+}
+
+int mma_k(DType t) { return static_cast<int>(256 / dtype_bits(t)); }
+
+}  // namespace tgsim::gemm

@@ -1,0 +1,150 @@
+// Hopper warp-specialised GEMM (CUTLASS 3.x sm90 TMA warp-specialised kernels, cuBLAS nvjet):
+//   producer warp:  for each K iteration, TMA-load the A and B tiles of one pipeline stage
+//                   (multicast across the cluster), once the consumers released that stage;
+//   consumers:      wait for the stage (full barrier), issue wgmma, release the stage (empty
+//                   barrier) when the wgmma retired; after the last K iteration, the epilogue:
+//                   convert the accumulators, stage them in shared memory, TMA-store the tile.
+// cooperative: both consumer warpgroups work on one tile (one MMA node carries the whole tile);
+// ping-pong:   the two warpgroups take alternate tiles; one's mainloop runs while the other's
+//              epilogue does (ordered by the math barrier).
+// Blackwell tcgen05 reuses this shape with TMEM double-buffered accumulators (blackwell.cpp).
+#include "frontend/gemm/lowering/hopper_ws.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "frontend/gemm/lowering/common.h"
+#include "sim/units/error.h"
+
+namespace tgsim::gemm {
+namespace {
+
+using graph::EdgeKind;
+using graph::MemEngine;
+using graph::NodeKind;
+
+}  // namespace
+
+std::int64_t ws_shared_memory(const Problem& p, const Schedule& s) {
+  const double stage = (s.tile.m * element_bytes(p.a_type) + s.tile.n * element_bytes(p.b_type)) * s.tile.k;
+  const double epilogue = std::min<double>(s.tile.m * s.tile.n * element_bytes(p.c_type), 32.0 * 1024);
+  return static_cast<std::int64_t>(s.stages * stage + epilogue + 1024);
+}
+
+graph::CtaTemplate build_ws_template(const Problem& p, const Schedule& s, const Plan& plan, const WsVariant& v,
+                                     int items) {
+  frontend::TemplateBuilder b("tile");
+  const bool pingpong = s.warp_specialization == WarpSpecialization::pingpong;
+  const int wgs = std::max(1, s.consumer_warpgroups);
+  const int producer = b.role("producer", 0, 1);
+  std::vector<int> consumers;
+  if (pingpong) {
+    for (int w = 0; w < wgs; ++w) consumers.push_back(b.role(fmt::format("consumer{}", w), 4 * (w + 1), 4));
+  } else {
+    consumers.push_back(b.role("consumers", 4, 4 * wgs));
+  }
+  const int consumer_threads = 128 * (pingpong ? 1 : wgs);
+  const int mc_a = s.tma_multicast ? plan.cluster_n : 1;  // A tile shared by the CTAs of one cluster row
+  const int mc_b = s.tma_multicast ? plan.cluster_m : 1;
+  const double a_bytes = s.tile.m * s.tile.k * element_bytes(p.a_type);
+  const double b_bytes = s.tile.n * s.tile.k * element_bytes(p.b_type);
+  const double c_elems = static_cast<double>(s.tile.m) * s.tile.n;
+  const int k_inst = mma_k(p.a_type);
+  const int n_inst = std::min(s.tile.n, 256);
+  const std::int64_t mma_count = static_cast<std::int64_t>((s.tile.m + 63) / 64) * ((s.tile.n + n_inst - 1) / n_inst) *
+                                 ((s.tile.k + k_inst - 1) / k_inst);
+  const bool split = plan.splits > 1;
+
+  std::vector<int> mma_of_iter;      // global K iteration -> its MMA node (stage release)
+  std::vector<int> last_mma(static_cast<std::size_t>(items), -1);
+  std::vector<int> acc_free(static_cast<std::size_t>(items), -1);  // node after which the tile's accumulators are free
+  std::vector<int> store_of(static_cast<std::size_t>(items), -1);
+  for (int j = 0; j < items; ++j) {
+    const int role = pingpong ? consumers[static_cast<std::size_t>(j) % consumers.size()] : consumers[0];
+    int prev = -1;
+    for (std::int64_t k = 0; k < plan.k_iters_per_split; ++k) {
+      const std::string sfx = fmt::format("{}_{}", j, k);
+      const int la = b.add(memory_node("ldA" + sfx, NodeKind::load, MemEngine::tma, producer, a_bytes, t_a,
+                                       {item_param(j, p_tile_m), item_param(j, p_k_base, k), item_param(j, p_rank_n)}, mc_a));
+      const int lb = b.add(memory_node("ldB" + sfx, NodeKind::load, MemEngine::tma, producer, b_bytes, t_b,
+                                       {item_param(j, p_tile_n), item_param(j, p_k_base, k), item_param(j, p_rank_m)}, mc_b));
+      const int mma = b.add(mma_node("mma" + sfx, role, v.inst, p.a_type, {64, n_inst, k_inst}, mma_count));
+      b.edge(la, mma);
+      b.edge(lb, mma);
+      const auto g = static_cast<int>(mma_of_iter.size());
+      if (g >= s.stages) {  // the stage this load refills was released by the MMA `stages` iterations back
+        b.order(mma_of_iter[static_cast<std::size_t>(g - s.stages)], la);
+        b.order(mma_of_iter[static_cast<std::size_t>(g - s.stages)], lb);
+      }
+      mma_of_iter.push_back(mma);
+      if (prev >= 0) {
+        b.order(prev, mma);  // same accumulators
+      } else {
+        // The tile's first MMA needs free accumulators (buffer reuse) and, in ping-pong, the
+        // other warpgroup to have finished its mainloop (math barrier).
+        const int reuse = j - v.accumulator_buffers * (pingpong ? wgs : 1);
+        if (reuse >= 0) b.order(acc_free[static_cast<std::size_t>(reuse)], mma);
+        if (pingpong && j > 0) b.order(last_mma[static_cast<std::size_t>(j - 1)], mma);
+      }
+      prev = mma;
+    }
+    last_mma[static_cast<std::size_t>(j)] = prev;
+    // Epilogue.
+    int before = prev;
+    if (s.reads_c && !split) {
+      const int lc = b.add(memory_node(fmt::format("ldC{}", j), NodeKind::load, MemEngine::tma, role,
+                                       c_elems * element_bytes(p.c_type), t_c, {item_param(j, p_tile_m), item_param(j, p_tile_n), {}}));
+      b.edge(prev, lc, EdgeKind::order);
+      before = lc;
+    }
+    const int cvt = b.add(simt_node(fmt::format("cvt{}", j), role, 2.0 * c_elems / consumer_threads, consumer_threads));
+    b.edge(before, cvt);
+    const double out_bytes = split ? c_elems * 4.0 : c_elems * element_bytes(p.c_type);
+    const int st_smem = b.add(smem_node(fmt::format("stsm{}", j), role, out_bytes));
+    b.edge(cvt, st_smem);
+    if (j > 0) b.order(store_of[static_cast<std::size_t>(j - 1)], st_smem);  // staging buffer reused
+    acc_free[static_cast<std::size_t>(j)] = v.accumulators_free_after_convert ? cvt : st_smem;
+    const int st = split ? b.add(memory_node(fmt::format("stW{}", j), NodeKind::store, MemEngine::tma, role, out_bytes,
+                                             t_workspace, {item_param(j, p_tile_m), item_param(j, p_tile_n), item_param(j, p_split)}))
+                         : b.add(memory_node(fmt::format("stC{}", j), NodeKind::store, MemEngine::tma, role, out_bytes,
+                                             t_c, {item_param(j, p_tile_m), item_param(j, p_tile_n), {}}));
+    b.edge(st_smem, st);
+    store_of[static_cast<std::size_t>(j)] = st;
+  }
+  return b.take();
+}
+
+namespace {
+
+class HopperLowering final : public KernelLowering {
+ public:
+  std::string_view name() const override { return "hopper_warpspecialized"; }
+  int ctas_per_sm(const Problem& p, const Schedule& s, const hw::GpuSpec& spec) const override {
+    const auto smem = ws_shared_memory(p, s) + spec.sm.reserved_shared_memory_per_cta.value;
+    return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(spec.sm.shared_memory.value / smem, 1)));
+  }
+  graph::Kernel build(const Problem& p, const Schedule& s, const Plan& plan, const hw::GpuSpec& spec) const override {
+    if (spec.arch == "ampere")
+      throw InputError(fmt::format("schedule \"{}\" is Hopper warp-specialised (TMA + wgmma), which {} cannot run",
+                                   s.name, spec.name));
+    graph::Kernel k;
+    k.name = s.name.empty() ? "gemm_sm90_ws" : s.name;
+    declare_tensors(k, p, plan);
+    const int wgs = std::max(1, s.consumer_warpgroups);
+    k.cta.threads = 128 * (1 + wgs);
+    // setmaxnreg shares the register file: the CTA takes it whole (one CTA per SM).
+    k.cta.registers_per_thread = 65536 / k.cta.threads / 8 * 8;
+    k.cta.shared_memory = Bytes{ws_shared_memory(p, s)};
+    k.cta.cluster = {plan.cluster_m * plan.cluster_n, 1, 1};
+    const WsVariant v{TensorInst::wgmma, 1, false};
+    fill_grid(k, plan, [&](int items) { return build_ws_template(p, s, plan, v, items); });
+    return k;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<KernelLowering> make_hopper_lowering() { return std::make_unique<HopperLowering>(); }
+
+}  // namespace tgsim::gemm

@@ -1,0 +1,17 @@
+// The warp-specialised template shared by the Hopper (wgmma) and Blackwell (tcgen05) lowerings.
+#pragma once
+
+#include "frontend/gemm/lowering/lowering.h"
+
+namespace tgsim::gemm {
+
+struct WsVariant {
+  TensorInst inst = TensorInst::wgmma;
+  int accumulator_buffers = 1;                // Blackwell: 2 TMEM buffers let the next tile start early
+  bool accumulators_free_after_convert = false;  // TMEM read done once converted
+};
+
+std::int64_t ws_shared_memory(const Problem& p, const Schedule& s);
+graph::CtaTemplate build_ws_template(const Problem& p, const Schedule& s, const Plan& plan, const WsVariant& v, int items);
+
+}  // namespace tgsim::gemm

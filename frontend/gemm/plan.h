@@ -1,0 +1,42 @@
+// What every GEMM lowering needs before building nodes: tile counts, K split, cluster blocks in
+// hand-out order, and which work items (tile, K range, cluster rank) each CTA runs.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "frontend/gemm/problem.h"
+#include "frontend/gemm/schedule.h"
+#include "sim/hw/gpu_spec.h"
+
+namespace tgsim::gemm {
+
+// One CTA's share of one output tile: per-CTA parameters of the tile graph, in this order.
+struct WorkItem {
+  std::int64_t tile_m = 0;
+  std::int64_t tile_n = 0;
+  std::int64_t k_base = 0;  // first K iteration (split-K)
+  std::int64_t rank_m = 0;  // CTA position in its cluster
+  std::int64_t rank_n = 0;
+  std::int64_t split = 0;
+};
+inline constexpr int kParamsPerItem = 6;
+enum Param { p_tile_m = 0, p_tile_n = 1, p_k_base = 2, p_rank_m = 3, p_rank_n = 4, p_split = 5 };
+
+struct Plan {
+  std::int64_t tiles_m = 0, tiles_n = 0;
+  std::int64_t k_iters = 0;        // K iterations of one whole tile
+  int splits = 1;
+  std::int64_t k_iters_per_split = 0;
+  int cluster_m = 1, cluster_n = 1;
+  // CTAs in launch order; each with its work items (one, or several for a persistent kernel).
+  std::vector<std::vector<WorkItem>> ctas;
+};
+
+// Clusters of `cluster_size` CTAs that can be resident at once (GPC layout), for persistent grids.
+std::int64_t resident_clusters(const hw::GpuSpec& spec, int cluster_size, int ctas_per_sm);
+
+// Throws InputError for impossible schedules (zero tile, split larger than K iterations...).
+Plan make_plan(const Problem& p, const Schedule& s, const hw::GpuSpec& spec, int ctas_per_sm);
+
+}  // namespace tgsim::gemm

@@ -1,0 +1,34 @@
+// From what a user or a measurement row states (shape, dtype, kernel name or schedule file) to a
+// Problem and Schedule in the library's view, ready to lower.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frontend/gemm/problem.h"
+#include "frontend/gemm/schedule.h"
+#include "sim/hw/gpu_spec.h"
+
+namespace tgsim::gemm {
+
+struct Request {
+  std::int64_t m = 0, n = 0, k = 0;  // as the caller states them (see row_major)
+  DType dtype = DType::bf16;
+  std::optional<DType> out_dtype;    // default: default_output_type(dtype)
+  bool row_major = true;             // true: PyTorch view, cuBLAS m = n, n = m
+  std::string kernel;                // kernel name(s) from a profile, ';'-separated
+  std::string schedule_file;
+};
+
+struct Resolved {
+  Problem problem;
+  Schedule schedule;
+  std::string schedule_source;  // "kernel", "schedule file" or "default rule"
+  std::vector<std::string> notes;
+};
+
+// Throws InputError for an unsupported kernel name (with the parser's reason) or a bad schedule file.
+Resolved resolve(const Request& r, const hw::GpuSpec& spec);
+
+}  // namespace tgsim::gemm

@@ -1,0 +1,73 @@
+// A GEMM schedule: how a kernel tiles and pipelines C[M,N] = A[M,K] * B[K,N]. Pure data: it can
+// come from JSON (docs/gemm-schedules.md), command-line flags, an imported kernel name
+// (frontend/gemm/kernel_names.h) or the default-schedule rule. Lowering turns it into a tile graph.
+#pragma once
+
+#include <string>
+
+#include "sim/units/dtype.h"
+
+namespace tgsim::gemm {
+
+// Which kernel family (and so which lowering) the schedule belongs to.
+enum class Family {
+  ampere_multistage,  // cp.async stages + mma.sync (CUTLASS 2.x style); also what sm80 kernels run on Hopper
+  hopper_warpspecialized,  // TMA producer warp + wgmma consumer warpgroups, mbarrier pipeline
+  blackwell_tcgen05,       // tcgen05 MMA, TMEM accumulators, optional 2-SM pairs (not validated)
+};
+
+enum class WarpSpecialization { none, cooperative, pingpong };
+
+// How cooperative consumer warpgroups divide one CTA tile between them (in the schedule's m/n view).
+enum class CoopSplit { along_m, along_n };
+
+// Order in which output tiles are handed to CTAs.
+enum class Raster { along_m, along_n };
+
+enum class Epilogue { store, bias_activation };
+
+struct TileShape {
+  int m = 128;
+  int n = 128;
+  int k = 64;
+  bool operator==(const TileShape&) const = default;
+};
+
+struct ClusterShape {
+  int m = 1;
+  int n = 1;
+  bool operator==(const ClusterShape&) const = default;
+};
+
+struct Schedule {
+  Family family = Family::hopper_warpspecialized;
+  TileShape tile;            // CTA tile M x N x K (in the schedule's own m/n view; see `order`)
+  int stages = 4;            // shared-memory pipeline depth
+  WarpSpecialization warp_specialization = WarpSpecialization::cooperative;
+  int consumer_warpgroups = 2;  // Hopper: warpgroups issuing wgmma; Ampere: unused
+  CoopSplit coop_split = CoopSplit::along_m;  // cooperative only: the tile dimension the warpgroups halve
+  int warps = 4;                // Ampere: warps per CTA
+  ClusterShape cluster;         // thread-block cluster (Hopper+)
+  bool tma_multicast = true;    // cluster CTAs share A/B tiles via TMA multicast
+  Raster raster = Raster::along_n;
+  int swizzle = 1;              // CTA rasterisation swizzle width (tiles)
+  bool persistent = false;      // persistent tile scheduler (one CTA per SM, loop over tiles)
+  int split_k = 1;              // >1: K split across CTAs, followed by a reduction kernel
+  bool split_k_runtime = false;  // K is split but the factor was picked at run time and is unknown (kernel names
+                                 // say "splitK" without a factor); split_k stays 1 until someone picks one
+  bool stream_k = false;        // stream-K decomposition of the K loop over persistent CTAs
+  bool two_sm = false;          // Blackwell 2-SM MMA pairs
+  bool grouped = false;         // pointer-array / grouped GEMM: one launch runs several problems
+  DType a_type = DType::bf16;
+  DType b_type = DType::bf16;
+  DType c_type = DType::bf16;
+  DType accumulate = DType::fp32;
+  char layout_a = 'T';  // BLAS letters as the library saw them: 'N' or 'T'
+  char layout_b = 'N';
+  bool swap_ab = false;  // the kernel computes C^T = B^T A^T (cuBLAS: tile runs along its own m)
+  Epilogue epilogue = Epilogue::store;
+  bool reads_c = false;  // the epilogue reads C: D = alpha*A*B + beta*C with beta != 0
+  std::string name;  // where it came from: kernel name, file, or "default"
+};
+
+}  // namespace tgsim::gemm

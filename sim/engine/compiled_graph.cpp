@@ -1,0 +1,210 @@
+#include "sim/engine/compiled_graph.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "sim/units/error.h"
+
+namespace tgsim::engine {
+namespace {
+
+using graph::NodeKind;
+
+// Warps of a role placed on sub-partitions round-robin by warp index; returns (mask, most warps on one SP).
+std::pair<std::uint8_t, int> role_placement(const graph::Role& role, int warps_used, int sub_partitions) {
+  std::vector<int> per_sp(static_cast<std::size_t>(sub_partitions), 0);
+  std::uint8_t mask = 0;
+  for (int w = 0; w < warps_used; ++w) {
+    const int sp = (role.first_warp + w) % sub_partitions;
+    ++per_sp[static_cast<std::size_t>(sp)];
+    mask = static_cast<std::uint8_t>(mask | (1u << sp));
+  }
+  return {mask, *std::max_element(per_sp.begin(), per_sp.end())};
+}
+
+double tensor_rate(const hw::GpuSpec& spec, TensorInst inst, DType dtype, const std::string& where) {
+  const auto by_inst = spec.tensor.flops_per_cycle.find(inst);
+  if (by_inst != spec.tensor.flops_per_cycle.end()) {
+    const auto it = by_inst->second.find(dtype);
+    if (it != by_inst->second.end() && it->second > 0) return it->second;
+  }
+  throw InputError(fmt::format("{}: GPU \"{}\" has no {} tensor-core path for {}", where, spec.name, to_string(inst),
+                               to_string(dtype)));
+}
+
+void compile_compute(CompiledNode& c, const graph::Node& n, const graph::Role& role, const hw::GpuSpec& spec,
+                     const std::string& where) {
+  const int sps = spec.sm.sub_partitions;
+  switch (n.kind) {
+    case NodeKind::mma: {
+      const double per_inst = 2.0 * n.shape[0] * n.shape[1] * n.shape[2];
+      const double rate_sp = tensor_rate(spec, n.inst, n.dtype, where) / sps;
+      c.pipe = Pipe::tensor;
+      if (n.inst == TensorInst::mma_sync) {
+        auto [mask, most] = role_placement(role, role.warps, sps);
+        c.sub_partitions = mask;
+        c.flops = per_inst * static_cast<double>(n.count) * role.warps;
+        c.occupancy_cycles = per_inst * static_cast<double>(n.count) * most / rate_sp;
+      } else {  // warpgroup / CTA-wide instruction: uses every sub-partition's tensor core
+        c.sub_partitions = static_cast<std::uint8_t>((1u << sps) - 1);
+        c.flops = per_inst * static_cast<double>(n.count);
+        c.occupancy_cycles = c.flops / (rate_sp * sps);
+      }
+      c.latency_cycles = n.cycles.value;
+      break;
+    }
+    case NodeKind::simt: {
+      const int threads = n.threads > 0 ? n.threads : role.warps * 32;
+      const int warps = (threads + 31) / 32;
+      auto [mask, most] = role_placement(role, std::min(warps, std::max(role.warps, 1)), sps);
+      // Warps beyond the role's count (threads > role size) are spread the same way.
+      const int warps_per_sp = std::max(most, (warps + sps - 1) / sps);
+      const double lanes = n.pipe == graph::SimtPipe::sfu   ? spec.simt.sfu_lanes
+                           : n.pipe == graph::SimtPipe::int32 ? spec.simt.int_lanes
+                                                              : spec.simt.fp32_lanes;
+      c.pipe = Pipe::simt;
+      c.sub_partitions = mask;
+      c.occupancy_cycles = warps_per_sp * 32.0 * n.ops / (lanes / sps);
+      c.latency_cycles = spec.simt.latency.value + n.cycles.value;
+      break;
+    }
+    case NodeKind::smem:
+      c.pipe = Pipe::smem;
+      c.bytes = n.bytes.value;
+      c.occupancy_cycles = static_cast<double>(n.bytes.value) / spec.sm.shared_memory_bandwidth.value;
+      c.latency_cycles = n.cycles.value;
+      break;
+    default: break;
+  }
+}
+
+CompiledTemplate compile_template(const graph::CtaTemplate& t, const hw::GpuSpec& spec,
+                                  const std::map<std::string, int>& tensor_ids, const graph::Kernel& k,
+                                  const std::string& where) {
+  CompiledTemplate ct;
+  ct.name = t.name;
+  const auto n = t.nodes.size();
+  ct.nodes.resize(n);
+  for (const auto& r : t.roles) ct.role_names.push_back(r.name);
+  for (std::size_t i = 0; i < n; ++i) {
+    const graph::Node& src = t.nodes[i];
+    CompiledNode& c = ct.nodes[i];
+    const std::string node_where = fmt::format("{}/nodes/{} ({})", where, i, src.id);
+    ct.node_ids.push_back(src.id);
+    c.kind = src.kind;
+    c.role = src.role;
+    switch (src.kind) {
+      case NodeKind::mma:
+      case NodeKind::simt:
+      case NodeKind::smem: compile_compute(c, src, t.roles.at(static_cast<std::size_t>(src.role)), spec, node_where); break;
+      case NodeKind::load:
+      case NodeKind::store:
+        c.pipe = Pipe::memory;
+        c.bytes = src.bytes.value;
+        c.fetch_bytes = (src.bytes.value + src.multicast - 1) / std::max(1, src.multicast);
+        c.engine = src.engine;
+        c.tile = src.tile;
+        c.tensor_key = src.tile.tensor >= 0 ? tensor_ids.at(k.tensors.at(static_cast<std::size_t>(src.tile.tensor)).name) : -1;
+        c.latency_cycles = src.cycles.value;
+        break;
+      case NodeKind::remote_put:
+      case NodeKind::remote_get:
+        throw InputError(fmt::format("{}: {} needs a multi-GPU system with NVLink, which this build does not model yet",
+                                     node_where, graph::to_string(src.kind)));
+      case NodeKind::signal:
+      case NodeKind::wait:
+        c.pipe = Pipe::sync;
+        c.flag = src.flag.flag;
+        c.flag_index = src.flag.index;
+        c.value = src.value;
+        c.latency_cycles = src.cycles.value;
+        break;
+      case NodeKind::delay: c.latency_cycles = src.cycles.value; break;
+    }
+  }
+  // CSR successor lists; an edge out of an MMA into a non-MMA node also waits for the tensor
+  // pipe's result latency (MMA -> MMA chains on one accumulator are pipelined in hardware).
+  std::vector<std::vector<std::int32_t>> out(n);
+  for (const auto& e : t.edges) {
+    out[static_cast<std::size_t>(e.from)].push_back(e.to);
+    ++ct.nodes[static_cast<std::size_t>(e.to)].indegree;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    ct.nodes[i].succ_begin = static_cast<std::uint32_t>(ct.succ.size());
+    for (std::int32_t s : out[i]) {
+      ct.succ.push_back(s);
+      const bool mma_result = ct.nodes[i].kind == NodeKind::mma && ct.nodes[static_cast<std::size_t>(s)].kind != NodeKind::mma;
+      ct.succ_delay_cycles.push_back(mma_result ? spec.tensor.latency.value : 0.0);
+    }
+    ct.nodes[i].succ_end = static_cast<std::uint32_t>(ct.succ.size());
+    if (ct.nodes[i].indegree == 0) ct.roots.push_back(static_cast<std::int32_t>(i));
+  }
+  return ct;
+}
+
+void compile_resources(CompiledKernel& ck, const graph::Kernel& k, const hw::GpuSpec& spec, const std::string& where) {
+  const auto& sm = spec.sm;
+  ck.threads = k.cta.threads;
+  ck.warps = (k.cta.threads + 31) / 32;
+  const int unit = std::max(1, sm.register_alloc_unit);
+  const int per_warp = (k.cta.registers_per_thread * 32 + unit - 1) / unit * unit;
+  ck.registers = per_warp * ck.warps;
+  ck.shared_memory = k.cta.shared_memory.value + sm.reserved_shared_memory_per_cta.value;
+  ck.cluster_size = k.cta.cluster[0] * k.cta.cluster[1] * k.cta.cluster[2];
+  auto fail = [&](const std::string& what) {
+    throw InputError(fmt::format("{}: one CTA does not fit on a {} SM: {}", where, spec.name, what));
+  };
+  if (ck.threads > sm.max_threads) fail(fmt::format("{} threads > {}", ck.threads, sm.max_threads));
+  if (ck.warps > sm.max_warps) fail(fmt::format("{} warps > {}", ck.warps, sm.max_warps));
+  if (ck.registers > sm.registers) fail(fmt::format("{} registers > {}", ck.registers, sm.registers));
+  if (k.cta.shared_memory.value > sm.shared_memory_per_cta.value)
+    fail(fmt::format("{} B shared memory > {} B per CTA", k.cta.shared_memory.value, sm.shared_memory_per_cta.value));
+  if (ck.shared_memory > sm.shared_memory.value)
+    fail(fmt::format("{} B shared memory > {} B per SM", ck.shared_memory, sm.shared_memory.value));
+  if (ck.cluster_size > spec.gpc.max_cluster_size)
+    throw InputError(fmt::format("{}: cluster of {} CTAs exceeds the {} limit of {}", where, ck.cluster_size,
+                                 spec.name, spec.gpc.max_cluster_size));
+}
+
+}  // namespace
+
+CompiledGraph compile_graph(const graph::TileGraph& g, const hw::GpuSpec& spec) {
+  CompiledGraph cg;
+  std::map<std::string, int> tensor_ids;
+  for (const auto& k : g.kernels) {
+    for (const auto& t : k.tensors) tensor_ids.emplace(t.name, static_cast<int>(tensor_ids.size()));
+  }
+  cg.tensor_names = static_cast<int>(tensor_ids.size());
+  for (std::size_t ki = 0; ki < g.kernels.size(); ++ki) {
+    const graph::Kernel& k = g.kernels[ki];
+    const std::string where = fmt::format("/kernels/{} ({})", ki, k.name);
+    CompiledKernel ck;
+    ck.source = &k;
+    ck.index = static_cast<int>(ki);
+    compile_resources(ck, k, spec, where);
+    for (std::size_t ti = 0; ti < k.templates.size(); ++ti) {
+      ck.templates.push_back(
+          compile_template(k.templates[ti], spec, tensor_ids, k, fmt::format("{}/templates/{}", where, ti)));
+    }
+    std::int64_t end = 0;
+    double tensor_bytes = 0;
+    for (const auto& t : k.tensors) tensor_bytes += static_cast<double>(t.bytes.value);
+    double load_bytes = 0;
+    for (const auto& grp : k.grid) {
+      end += grp.count;
+      ck.group_end.push_back(end);
+      for (const auto& node : ck.templates[static_cast<std::size_t>(grp.template_index)].nodes) {
+        if (node.pipe == Pipe::tensor) ck.tensor_cycles_total += node.occupancy_cycles * static_cast<double>(grp.count);
+        if (node.pipe == Pipe::memory) load_bytes += static_cast<double>(node.fetch_bytes) * static_cast<double>(grp.count);
+      }
+    }
+    ck.ctas = end;
+    ck.compulsory_bytes = tensor_bytes > 0 ? std::min(tensor_bytes, load_bytes) : load_bytes;
+    cg.kernels.push_back(std::move(ck));
+  }
+  return cg;
+}
+
+}  // namespace tgsim::engine

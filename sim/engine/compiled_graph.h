@@ -1,0 +1,77 @@
+// The tile graph turned into compact arrays for replay: successor lists in CSR form, in-degrees,
+// and each node's cost reduced to what the engine needs (pipe occupancy in cycles, bytes, L2
+// key parts). Built once per run from a validated TileGraph and the GPU spec.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/graph/tile_graph.h"
+#include "sim/hw/gpu_spec.h"
+
+namespace tgsim::engine {
+
+// Which SM resource a node occupies.
+enum class Pipe : std::uint8_t { none, tensor, simt, smem, memory, sync };
+
+struct CompiledNode {
+  graph::NodeKind kind = graph::NodeKind::delay;
+  Pipe pipe = Pipe::none;
+  std::uint8_t sub_partitions = 0;  // bit mask of SM sub-partitions used (tensor, simt)
+  std::int32_t role = 0;
+  std::int32_t indegree = 0;
+  std::uint32_t succ_begin = 0;
+  std::uint32_t succ_end = 0;
+  double occupancy_cycles = 0;  // time the pipe is held
+  double latency_cycles = 0;    // extra time after the pipe is released until the result is usable
+  double flops = 0;             // mma: for utilisation
+  // memory
+  std::int64_t bytes = 0;
+  std::int64_t fetch_bytes = 0;  // bytes crossing L2/HBM for this CTA (bytes / multicast)
+  graph::MemEngine engine = graph::MemEngine::tma;
+  std::int32_t tensor_key = -1;  // graph-wide tensor id (by name), -1 untracked
+  graph::TileRef tile;
+  std::int32_t peer = 0;
+  // sync
+  std::int32_t flag = -1;
+  graph::Coord flag_index;
+  std::int64_t value = 1;
+};
+
+struct CompiledTemplate {
+  std::string name;
+  std::vector<CompiledNode> nodes;
+  std::vector<std::int32_t> succ;  // successor node indices
+  std::vector<double> succ_delay_cycles;  // per successor edge: result latency that edge sees
+  std::vector<std::int32_t> roots;        // nodes with no predecessors
+  std::vector<std::string> node_ids;
+  std::vector<std::string> role_names;
+};
+
+struct CompiledKernel {
+  const graph::Kernel* source = nullptr;
+  int index = 0;
+  std::vector<CompiledTemplate> templates;
+  // resources one CTA holds
+  int threads = 0;
+  int warps = 0;
+  int registers = 0;  // allocated registers per CTA (rounded per warp)
+  std::int64_t shared_memory = 0;
+  int cluster_size = 1;
+  std::int64_t ctas = 0;
+  std::vector<std::int64_t> group_end;  // prefix sums of CtaGroup::count
+  double tensor_cycles_total = 0;       // sum of tensor occupancy over all CTAs (clock model)
+  double compulsory_bytes = 0;          // sum of fetch bytes of untracked/first-touch loads (clock model)
+};
+
+struct CompiledGraph {
+  std::vector<CompiledKernel> kernels;
+  int tensor_names = 0;  // number of distinct tensor names (L2 keys)
+};
+
+// Throws InputError when the graph asks for something the GPU cannot do (an MMA type it lacks,
+// a CTA that does not fit on an SM, a cluster larger than allowed).
+CompiledGraph compile_graph(const graph::TileGraph& g, const hw::GpuSpec& spec);
+
+}  // namespace tgsim::engine

@@ -1,0 +1,97 @@
+// The discrete-event replay of a tile graph on a GPU model. One Simulator object owns all state
+// (no globals): the event queue, SM resources, the flow network for memory traffic, the L2 model,
+// flags. run() replays every kernel, then checks that every node retired (deadlock check).
+//
+// Replay rule (the one place ties are broken): a node is dispatched when its last predecessor's
+// result is usable; it then waits for its pipe (FIFO per sub-partition) or starts a memory flow;
+// equal-time events are ordered by (type, insertion sequence).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/engine/clock/clock_model.h"
+#include "sim/engine/compiled_graph.h"
+#include "sim/engine/event_queue.h"
+#include "sim/engine/flow_network.h"
+#include "sim/engine/l2/l2_model.h"
+#include "sim/engine/result.h"
+#include "sim/engine/trace_sink.h"
+#include "sim/graph/tile_graph.h"
+#include "sim/hw/gpu_spec.h"
+
+namespace tgsim::engine {
+
+struct SimOptions {
+  std::string l2_model = "tile_lru";
+  TraceSink* trace = nullptr;  // not owned; may be null
+  bool critical_path = true;
+};
+
+class Simulator {
+ public:
+  // The graph must have passed graph::validate_tile_graph. Throws InputError for graphs the
+  // GPU cannot run, SimulationError when the run deadlocks.
+  Simulator(const graph::TileGraph& graph, const hw::GpuSpec& spec, SimOptions options = {});
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  Result run();
+
+ private:
+  struct Sm;
+  struct CtaRun;
+  struct KernelRun;
+  struct FlagSlot;
+
+  void build_machine();
+  void launch_ready_kernels(TimePoint now);
+  void start_kernel(int k, TimePoint now);
+  void finish_kernel_if_done(KernelRun& kr, TimePoint now);
+  void schedule_ctas(TimePoint now);
+  bool place_cluster(KernelRun& kr, TimePoint now);
+  bool choose_sms(const CompiledKernel& ck, int gpu, std::vector<int>& chosen) const;
+  bool fits(const Sm& sm, const CompiledKernel& ck) const;
+  void start_cta(std::uint32_t slot, TimePoint now);
+  void finish_cta(std::uint32_t slot, TimePoint now);
+  void node_ready(std::uint32_t slot, std::int32_t node, TimePoint now);
+  void dispatch(std::uint32_t slot, std::int32_t node, TimePoint now);
+  void dispatch_compute(CtaRun& c, const CompiledNode& n, std::int32_t node, TimePoint now);
+  void dispatch_memory(CtaRun& c, const CompiledNode& n, std::int32_t node, TimePoint now);
+  void start_transfer(std::uint32_t slot, std::int32_t node, TimePoint now);
+  void dispatch_sync(CtaRun& c, const CompiledNode& n, std::int32_t node, TimePoint now);
+  void node_done(std::uint32_t slot, std::int32_t node, TimePoint now);
+  void flows_done(TimePoint now);
+  void record_critical_path(const CtaRun& c);
+  void check_finished() const;
+  Result collect(TimePoint end);
+  std::int64_t coord(const CtaRun& c, const graph::Coord& x) const;
+  Duration cycles(const CtaRun& c, double n) const;
+
+  const graph::TileGraph& graph_;
+  const hw::GpuSpec& spec_;
+  SimOptions options_;
+  CompiledGraph compiled_;
+  std::unique_ptr<ClockModel> clock_;
+  EventQueue queue_;
+  FlowNetwork flows_;
+  std::vector<std::unique_ptr<L2Model>> l2_;  // per GPU
+  std::vector<Sm> sms_;                       // all GPUs, gpu-major
+  std::vector<KernelRun> kernels_;
+  std::vector<CtaRun> ctas_;                  // slots, reused
+  std::vector<std::uint32_t> free_slots_;
+  std::unordered_map<std::uint64_t, FlagSlot> flags_;
+  std::vector<std::uint64_t> completed_flows_;  // scratch
+  std::vector<FlowNetwork::LinkId> l2_link_, hbm_link_;  // per GPU
+  std::int64_t node_executions_ = 0;
+  std::int64_t l2_hits_ = 0;
+  std::int64_t l2_misses_ = 0;
+  TimePoint last_cta_end_{0};
+  std::vector<CriticalSegment> critical_;
+};
+
+}  // namespace tgsim::engine

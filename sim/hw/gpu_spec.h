@@ -1,0 +1,127 @@
+// The hardware description of one GPU: plain data, read once from configs/gpus/*.json by
+// sim/hw/spec_json.h, validated, then handed to the models. Models never read JSON.
+// Every number in the presets carries its source in the JSON file ("source" fields).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/units/dtype.h"
+#include "sim/units/units.h"
+
+namespace tgsim::hw {
+
+// Bandwidth expressed per SM clock (e.g. shared memory: 128 B/clk/SM).
+struct BytesPerCycle {
+  double value = 0.0;
+  auto operator<=>(const BytesPerCycle&) const = default;
+};
+
+using TensorInst = tgsim::TensorInst;
+
+struct ClockSpec {
+  Hertz boost;             // maximum boost clock
+  Hertz base;              // base clock
+  std::string model = "constant";  // clock model name (sim/engine/clock/): "constant" or "power"
+  // Clock the SMs hold under sustained dense tensor-core load (power-limited); used by the
+  // "power" model. Zero means "same as boost".
+  Hertz sustained_tensor;
+  // Tensor-pipe utilisation above which the card is considered at its power limit ("power" model).
+  double power_knee = 0.5;
+  bool operator==(const ClockSpec&) const = default;
+};
+
+struct SmSpec {
+  int count = 0;
+  int sub_partitions = 4;
+  int max_threads = 2048;
+  int max_warps = 64;
+  int max_ctas = 32;
+  int registers = 65536;             // 32-bit registers per SM
+  int register_alloc_unit = 256;     // registers are allocated per warp in units of this many
+  Bytes shared_memory;               // usable shared memory per SM
+  Bytes shared_memory_per_cta;       // largest opt-in allocation for one CTA
+  Bytes reserved_shared_memory_per_cta;  // system use per resident CTA (1 KiB on sm80+)
+  BytesPerCycle shared_memory_bandwidth;  // per SM
+  BytesPerCycle l2_bandwidth_per_sm;      // SM <-> L2 port, per SM (limits one SM's loads)
+  bool operator==(const SmSpec&) const = default;
+};
+
+struct TensorSpec {
+  // Dense FLOP per SM per clock, by instruction family and input type. Missing entry: the GPU
+  // cannot run that instruction/type (an error at lowering or simulation).
+  std::map<TensorInst, std::map<DType, double>> flops_per_cycle;
+  Cycles latency;  // pipeline latency added to the first instruction of a dependent chain
+  bool operator==(const TensorSpec&) const = default;
+};
+
+struct SimtSpec {
+  double fp32_lanes = 128;  // FP32 FMA lanes per SM (per clock)
+  double int_lanes = 64;
+  double sfu_lanes = 16;    // special function unit (exp, rcp) lanes per SM
+  Cycles latency;           // dependent-issue latency of one SIMT instruction
+  bool operator==(const SimtSpec&) const = default;
+};
+
+struct L2Spec {
+  Bytes capacity;
+  BytesPerSecond bandwidth;   // aggregate, all SMs
+  Cycles hit_latency;         // load-to-use for an L2 hit (SM clocks); the near partition when partitions > 1
+  // Load-to-use for a hit in the far partition (data homed in the other half of the L2); zero means
+  // "same as hit_latency". Optional in JSON (l2.far_hit_latency).
+  Cycles far_hit_latency;
+  int partitions = 1;
+  bool operator==(const L2Spec&) const = default;
+};
+
+struct HbmSpec {
+  Bytes capacity;
+  BytesPerSecond bandwidth;   // datasheet peak
+  double efficiency = 0.9;    // achievable fraction of peak for streaming access (measured)
+  Cycles latency;             // load-to-use for a DRAM access (SM clocks), includes the L2 miss path
+  bool operator==(const HbmSpec&) const = default;
+};
+
+// Tensor Memory Accelerator (sm90+). All zero on GPUs without one (compute capability < 90).
+struct TmaSpec {
+  Cycles issue_latency;       // fixed cost of a TMA request before data moves
+  Bytes efficient_request;    // requests smaller than this lose bandwidth per SM
+  bool operator==(const TmaSpec&) const = default;
+};
+
+struct LaunchSpec {
+  Duration kernel_overhead{0};      // gap between back-to-back kernels on one stream
+  Duration graph_kernel_overhead{0};  // the same inside a CUDA graph
+  Duration cta_launch{0};           // block scheduler: time to start a CTA on a free slot
+  bool operator==(const LaunchSpec&) const = default;
+};
+
+struct GpcSpec {
+  int count = 1;
+  std::vector<int> sms_per_gpc;  // size == count; sums to sm.count
+  int max_cluster_size = 8;
+  bool operator==(const GpcSpec&) const = default;
+};
+
+struct GpuSpec {
+  std::string name;        // preset key, e.g. "h100"
+  std::string full_name;   // e.g. "NVIDIA H100 SXM5 80GB"
+  std::string arch;        // "ampere", "hopper", "blackwell"
+  int compute_capability = 0;  // e.g. 90
+  ClockSpec clock;
+  SmSpec sm;
+  GpcSpec gpc;
+  TensorSpec tensor;
+  SimtSpec simt;
+  L2Spec l2;
+  HbmSpec hbm;
+  TmaSpec tma;
+  LaunchSpec launch;
+  std::string notes;       // free text from the config ("notes"): assumptions, caveats
+  // JSON path (e.g. "/hbm/bandwidth") -> where the number came from, as written in the config.
+  std::map<std::string, std::string> sources;
+  bool operator==(const GpuSpec&) const = default;
+};
+
+}  // namespace tgsim::hw

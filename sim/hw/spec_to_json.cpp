@@ -1,0 +1,113 @@
+// hw::to_json: the resolved GpuSpec as JSON in the config format (docs/gpu-specs.md), so reports
+// can embed exactly what ran and parse_gpu_spec can read it back.
+#include <fmt/format.h>
+
+#include "sim/hw/spec_json.h"
+#include "sim/units/parse.h"
+
+namespace tgsim::hw {
+namespace {
+
+// Writes leaves at JSON pointers, wrapping each in {"value", "source"} when the spec has a source.
+class Writer {
+ public:
+  explicit Writer(const std::map<std::string, std::string>& sources) : sources_(sources) {}
+
+  void set(std::string_view section, std::string_view key, nlohmann::json value) {
+    const std::string pointer = section.empty() ? fmt::format("/{}", key) : fmt::format("/{}/{}", section, key);
+    nlohmann::json& slot = section.empty() ? doc_[std::string(key)] : doc_[std::string(section)][std::string(key)];
+    slot = wrap(pointer, std::move(value));
+  }
+
+  nlohmann::json wrap(const std::string& pointer, nlohmann::json value) const {
+    const auto it = sources_.find(pointer);
+    if (it == sources_.end()) return value;
+    return {{"value", std::move(value)}, {"source", it->second}};
+  }
+
+  nlohmann::json& doc() { return doc_; }
+
+ private:
+  const std::map<std::string, std::string>& sources_;
+  nlohmann::json doc_ = nlohmann::json::object();
+};
+
+void write_tensor(Writer& w, const TensorSpec& t) {
+  nlohmann::json flops = nlohmann::json::object();
+  for (const auto& [inst, rates] : t.flops_per_cycle) {
+    nlohmann::json family = nlohmann::json::object();
+    for (const auto& [dtype, rate] : rates) {
+      const std::string pointer = fmt::format("/tensor/flops_per_cycle/{}/{}", to_string(inst), to_string(dtype));
+      family[std::string(to_string(dtype))] = w.wrap(pointer, rate);
+    }
+    flops[std::string(to_string(inst))] = std::move(family);
+  }
+  w.doc()["tensor"]["flops_per_cycle"] = std::move(flops);
+  w.set("tensor", "latency", format_cycles(t.latency));
+}
+
+}  // namespace
+
+nlohmann::json to_json(const GpuSpec& s) {
+  Writer w(s.sources);
+  w.set("", "name", s.name);
+  w.set("", "full_name", s.full_name);
+  w.set("", "arch", s.arch);
+  w.set("", "compute_capability", s.compute_capability);
+
+  w.set("clock", "boost", format_frequency(s.clock.boost));
+  w.set("clock", "base", format_frequency(s.clock.base));
+  w.set("clock", "model", s.clock.model);
+  w.set("clock", "sustained_tensor", format_frequency(s.clock.sustained_tensor));
+  w.set("clock", "power_knee", s.clock.power_knee);
+
+  w.set("sm", "count", s.sm.count);
+  w.set("sm", "sub_partitions", s.sm.sub_partitions);
+  w.set("sm", "max_threads", s.sm.max_threads);
+  w.set("sm", "max_warps", s.sm.max_warps);
+  w.set("sm", "max_ctas", s.sm.max_ctas);
+  w.set("sm", "registers", s.sm.registers);
+  w.set("sm", "register_alloc_unit", s.sm.register_alloc_unit);
+  w.set("sm", "shared_memory", format_bytes(s.sm.shared_memory));
+  w.set("sm", "shared_memory_per_cta", format_bytes(s.sm.shared_memory_per_cta));
+  w.set("sm", "reserved_shared_memory_per_cta", format_bytes(s.sm.reserved_shared_memory_per_cta));
+  w.set("sm", "shared_memory_bandwidth", format_bytes_per_cycle(s.sm.shared_memory_bandwidth.value));
+  w.set("sm", "l2_bandwidth_per_sm", format_bytes_per_cycle(s.sm.l2_bandwidth_per_sm.value));
+
+  w.set("gpc", "count", s.gpc.count);
+  w.set("gpc", "sms_per_gpc", s.gpc.sms_per_gpc);
+  w.set("gpc", "max_cluster_size", s.gpc.max_cluster_size);
+
+  write_tensor(w, s.tensor);
+
+  w.set("simt", "fp32_lanes", s.simt.fp32_lanes);
+  w.set("simt", "int_lanes", s.simt.int_lanes);
+  w.set("simt", "sfu_lanes", s.simt.sfu_lanes);
+  w.set("simt", "latency", format_cycles(s.simt.latency));
+
+  w.set("l2", "capacity", format_bytes(s.l2.capacity));
+  w.set("l2", "bandwidth", format_bandwidth(s.l2.bandwidth));
+  w.set("l2", "hit_latency", format_cycles(s.l2.hit_latency));
+  if (s.l2.far_hit_latency.value != 0) w.set("l2", "far_hit_latency", format_cycles(s.l2.far_hit_latency));
+  w.set("l2", "partitions", s.l2.partitions);
+
+  w.set("hbm", "capacity", format_bytes(s.hbm.capacity));
+  w.set("hbm", "bandwidth", format_bandwidth(s.hbm.bandwidth));
+  w.set("hbm", "efficiency", s.hbm.efficiency);
+  w.set("hbm", "latency", format_cycles(s.hbm.latency));
+
+  // Mirrors the reader: the tma section is required from sm90 on and left out when absent before.
+  if (s.compute_capability >= 90 || s.tma.issue_latency.value != 0 || s.tma.efficient_request.value != 0) {
+    w.set("tma", "issue_latency", format_cycles(s.tma.issue_latency));
+    w.set("tma", "efficient_request", format_bytes(s.tma.efficient_request));
+  }
+
+  w.set("launch", "kernel_overhead", format_duration(s.launch.kernel_overhead));
+  w.set("launch", "graph_kernel_overhead", format_duration(s.launch.graph_kernel_overhead));
+  w.set("launch", "cta_launch", format_duration(s.launch.cta_launch));
+
+  if (!s.notes.empty()) w.set("", "notes", s.notes);
+  return std::move(w.doc());
+}
+
+}  // namespace tgsim::hw

@@ -1,0 +1,193 @@
+// Hand-computed latencies on the toy GPU (tests/sim/engine/test_machine.h): 1 cycle = 1000 ps,
+// 1 TB/s = 1 byte per ps.
+#include <gtest/gtest.h>
+
+#include "sim/engine/simulator.h"
+#include "sim/units/error.h"
+#include "tests/sim/engine/test_machine.h"
+
+namespace tgsim {
+namespace {
+
+using testing::delay_node;
+using testing::load_node;
+using testing::make_template;
+using testing::one_kernel;
+using testing::toy_gpu;
+using testing::wgmma_node;
+
+Duration simulate(const graph::TileGraph& g, const hw::GpuSpec& spec) {
+  engine::Simulator sim(g, spec);
+  return sim.run().latency;
+}
+
+TEST(Engine, SingleLoadIsTransferPlusDramLatency) {
+  // 1,000,000 B at 1 TB/s = 1,000,000 ps; HBM latency 500 cycles = 500,000 ps.
+  auto g = one_kernel(make_template({load_node("ld", 1'000'000)}, {}));
+  EXPECT_EQ(simulate(g, toy_gpu()).count(), 1'500'000);
+}
+
+TEST(Engine, SingleWgmmaIsFlopsOverRate) {
+  // 8 x m64n256k16 = 8 * 2*64*256*16 = 4,194,304 FLOP at 4096 FLOP/cycle = 1024 cycles.
+  auto g = one_kernel(make_template({wgmma_node("mma", 8)}, {}));
+  EXPECT_EQ(simulate(g, toy_gpu()).count(), 1'024'000);
+}
+
+TEST(Engine, LoadThenMmaChainAdds) {
+  auto g = one_kernel(make_template({load_node("ld", 1'000'000), wgmma_node("mma", 8)}, {{0, 1}}));
+  EXPECT_EQ(simulate(g, toy_gpu()).count(), 1'500'000 + 1'024'000);
+}
+
+TEST(Engine, MmaResultLatencyAppliesOnlyLeavingTheTensorPipe) {
+  auto spec = toy_gpu();
+  spec.tensor.latency = Cycles{100};
+  // mma -> mma -> delay(0): the chain is pipelined, only the final hand-off pays 100 cycles.
+  auto g = one_kernel(make_template({wgmma_node("a", 8), wgmma_node("b", 8), delay_node("d", 0)}, {{0, 1}, {1, 2}}));
+  EXPECT_EQ(simulate(g, spec).count(), 2 * 1'024'000 + 100'000);
+}
+
+TEST(Engine, TwoConcurrentLoadsShareHbm) {
+  // Two CTAs on two SMs each load 1 MB at once: the transfer part doubles (flow sharing).
+  auto one = one_kernel(make_template({load_node("ld", 1'000'000)}, {}), 1);
+  auto two = one_kernel(make_template({load_node("ld", 1'000'000)}, {}), 2);
+  const auto lat = 500'000;
+  EXPECT_EQ(simulate(two, toy_gpu(2)).count() - lat, 2 * (simulate(one, toy_gpu(2)).count() - lat));
+}
+
+TEST(Engine, FlowsRebalanceWhenOneEnds) {
+  // 1 MB (SM 0) and 3 MB (SM 1) start together: both run at 0.5 B/ps until the small one ends at
+  // 2,000,000 ps, then the big one has 2 MB left at 1 B/ps: ends at 4,000,000 ps (+ latency).
+  graph::TileGraph g = one_kernel(make_template({load_node("small", 1'000'000)}, {}));
+  g.kernels.push_back(one_kernel(make_template({load_node("big", 3'000'000)}, {})).kernels[0]);
+  g.kernels[1].stream = 1;
+  engine::Simulator sim(g, toy_gpu());
+  auto r = sim.run();
+  EXPECT_EQ(r.kernels[0].end.count(), 2'000'000 + 500'000);
+  EXPECT_EQ(r.latency.count(), 4'000'000 + 500'000);
+}
+
+TEST(Engine, OneSmStreamsItsRequestsInOrder) {
+  // Two 1 MB loads from one CTA: the port serves them in issue order, the second transfer
+  // overlapping the first one's latency: 1 us + 0.5 us, then 2 us + 0.5 us.
+  auto g = one_kernel(make_template({load_node("a", 1'000'000), delay_node("x", 0), load_node("b", 1'000'000)},
+                                    {{0, 1}}));
+  engine::Simulator sim(g, toy_gpu());
+  EXPECT_EQ(sim.run().latency.count(), 2'500'000);
+}
+
+TEST(Engine, WavesOfCtas) {
+  // 5 CTAs of 1000 cycles, one CTA per SM (shared memory), 2 SMs: ceil(5/2) = 3 waves.
+  auto g = one_kernel(make_template({delay_node("d", 1000)}, {}), 5, 200 * 1024);
+  EXPECT_EQ(simulate(g, toy_gpu(2)).count(), 3 * 1'000'000);
+  engine::Simulator sim(g, toy_gpu(2));
+  auto r = sim.run();
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_EQ(r.kernels[0].max_ctas_per_sm, 1);
+  EXPECT_DOUBLE_EQ(r.kernels[0].waves, 2.5);
+}
+
+TEST(Engine, OccupancyLetsTwoCtasShareAnSm) {
+  // 100 KiB each: two fit in 228 KiB, so 4 CTAs on 2 SMs run in one wave.
+  auto g = one_kernel(make_template({delay_node("d", 1000)}, {}), 4, 100 * 1024);
+  EXPECT_EQ(simulate(g, toy_gpu(2)).count(), 1'000'000);
+}
+
+TEST(Engine, TensorPipeIsSharedByCtasOnOneSm) {
+  // Two CTAs on one SM each issue 1024 cycles of wgmma: the pipe serialises them.
+  auto g = one_kernel(make_template({wgmma_node("mma", 8)}, {}), 2, 1024);
+  EXPECT_EQ(simulate(g, toy_gpu(1)).count(), 2 * 1'024'000);
+}
+
+TEST(Engine, KernelsOnOneStreamRunBackToBackWithLaunchGap) {
+  auto spec = toy_gpu();
+  spec.launch.kernel_overhead = from_us(2);
+  auto g = one_kernel(make_template({delay_node("d", 1000)}, {}));
+  g.kernels.push_back(g.kernels[0]);
+  g.kernels[1].name = "k2";
+  // gap, kernel, gap, kernel
+  EXPECT_EQ(simulate(g, spec).count(), 2 * 2'000'000 + 2 * 1'000'000);
+}
+
+TEST(Engine, KernelsOnTwoStreamsOverlap) {
+  auto g = one_kernel(make_template({delay_node("d", 1000)}, {}));
+  g.kernels.push_back(g.kernels[0]);
+  g.kernels[1].stream = 1;
+  EXPECT_EQ(simulate(g, toy_gpu(2)).count(), 1'000'000);
+}
+
+TEST(Engine, SignalReleasesWaitAcrossCtas) {
+  graph::TileGraph g;
+  g.flags.push_back(graph::Flag{"ready", graph::FlagScope::gpu});
+  graph::Node sig;
+  sig.id = "sig";
+  sig.kind = graph::NodeKind::signal;
+  sig.flag = graph::FlagRef{0, {}};
+  graph::Node wait = sig;
+  wait.id = "wait";
+  wait.kind = graph::NodeKind::wait;
+  // CTA 0 (param 0 = 1): delay 1000 then signal; CTA 1 (param 0 = 0): wait then nothing.
+  // Simplest: template [delay -> signal] for group 0 and [wait] for group 1.
+  graph::Kernel k;
+  k.name = "k";
+  k.cta.threads = 128;
+  k.cta.shared_memory = Bytes{1024};
+  k.templates.push_back(make_template({delay_node("d", 1000), sig}, {{0, 1}}));
+  k.templates.push_back(make_template({wait}, {}));
+  k.templates[1].name = "waiter";
+  k.grid.push_back(graph::CtaGroup{1, 1, 0, {}});  // the waiter is launched first
+  k.grid.push_back(graph::CtaGroup{0, 1, 0, {}});
+  g.kernels.push_back(k);
+  // Signal at 1000 cycles; a GPU-scope flag wakes the waiter 2 x 200 cycles (L2 round trip) later.
+  EXPECT_EQ(simulate(g, toy_gpu(2)).count(), 1'000'000 + 400'000);
+}
+
+TEST(Engine, DeadlockIsReportedWithTheStuckNode) {
+  graph::TileGraph g;
+  g.flags.push_back(graph::Flag{"never", graph::FlagScope::gpu});
+  graph::Node wait;
+  wait.id = "wait_forever";
+  wait.kind = graph::NodeKind::wait;
+  wait.flag = graph::FlagRef{0, {}};
+  g = [&] {
+    auto x = one_kernel(make_template({wait, delay_node("after", 10)}, {{0, 1}}));
+    x.flags = g.flags;
+    return x;
+  }();
+  engine::Simulator sim(g, toy_gpu());
+  try {
+    sim.run();
+    FAIL() << "expected a deadlock";
+  } catch (const SimulationError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("deadlock"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("wait_forever"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("\"never\""), std::string::npos) << msg;
+    EXPECT_NE(msg.find("1 more nodes blocked"), std::string::npos) << msg;
+  }
+}
+
+TEST(Engine, L2HitAvoidsHbm) {
+  // Two loads of the same tile, one after the other: the second hits (L2 path, 200-cycle latency).
+  graph::TileGraph g = one_kernel(make_template({load_node("a", 1'000'000), load_node("b", 1'000'000)}, {{0, 1}}));
+  g.kernels[0].tensors.push_back(graph::Tensor{"A", Bytes{1'000'000}});
+  for (auto& n : g.kernels[0].templates[0].nodes) n.tile.tensor = 0;
+  engine::Simulator sim(g, toy_gpu());
+  auto r = sim.run();
+  EXPECT_EQ(r.l2_hits, 1);
+  EXPECT_EQ(r.l2_misses, 1);
+  EXPECT_EQ(r.latency.count(), 1'500'000 + 1'200'000);
+}
+
+TEST(Engine, CtaThatDoesNotFitIsAnInputError) {
+  auto g = one_kernel(make_template({delay_node("d", 1)}, {}), 1, 300 * 1024);
+  EXPECT_THROW(engine::Simulator(g, toy_gpu()), InputError);
+}
+
+TEST(Engine, MissingTensorPathIsAnInputError) {
+  auto t = make_template({wgmma_node("mma", 1)}, {});
+  t.nodes[0].dtype = DType::fp8_e4m3;
+  EXPECT_THROW(engine::Simulator(one_kernel(t), toy_gpu()), InputError);
+}
+
+}  // namespace
+}  // namespace tgsim

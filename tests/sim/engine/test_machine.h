@@ -1,0 +1,89 @@
+// A toy GPU with round numbers so latencies can be computed by hand: 1 GHz (1 cycle = 1 ns),
+// 1 TB/s HBM and L2 (1 byte per ps), SM ports that never bind, zero launch overheads.
+#pragma once
+
+#include <string>
+
+#include "sim/graph/tile_graph.h"
+#include "sim/hw/gpu_spec.h"
+
+namespace tgsim::testing {
+
+inline hw::GpuSpec toy_gpu(int sms = 2) {
+  hw::GpuSpec s;
+  s.name = "toy";
+  s.arch = "hopper";
+  s.clock.boost = Hertz{1e9};
+  s.clock.base = Hertz{1e9};
+  s.sm.count = sms;
+  s.sm.shared_memory = Bytes{228 * 1024};
+  s.sm.shared_memory_per_cta = Bytes{227 * 1024};
+  s.sm.shared_memory_bandwidth = hw::BytesPerCycle{128};
+  s.sm.l2_bandwidth_per_sm = hw::BytesPerCycle{100000};
+  s.gpc.count = 1;
+  s.gpc.sms_per_gpc = {sms};
+  s.tensor.flops_per_cycle[TensorInst::wgmma][DType::bf16] = 4096;
+  s.tensor.flops_per_cycle[TensorInst::mma_sync][DType::bf16] = 2048;
+  s.simt.latency = Cycles{0};
+  s.l2.capacity = Bytes{50 << 20};
+  s.l2.bandwidth = BytesPerSecond{1e12};
+  s.l2.hit_latency = Cycles{200};
+  s.hbm.capacity = Bytes{80LL << 30};
+  s.hbm.bandwidth = BytesPerSecond{1e12};
+  s.hbm.efficiency = 1.0;
+  s.hbm.latency = Cycles{500};
+  return s;
+}
+
+// One kernel with one template; `count` CTAs, one per SM when `smem_per_cta` is large.
+inline graph::TileGraph one_kernel(graph::CtaTemplate t, std::int64_t count = 1, std::int64_t smem = 1024) {
+  graph::TileGraph g;
+  g.name = "test";
+  graph::Kernel k;
+  k.name = "k";
+  k.cta.threads = 128;
+  k.cta.shared_memory = Bytes{smem};
+  k.templates.push_back(std::move(t));
+  k.grid.push_back(graph::CtaGroup{0, count, 0, {}});
+  g.kernels.push_back(std::move(k));
+  return g;
+}
+
+inline graph::CtaTemplate make_template(std::vector<graph::Node> nodes, std::vector<graph::Edge> edges) {
+  graph::CtaTemplate t;
+  t.name = "main";
+  t.roles.push_back(graph::Role{"warpgroup", 0, 4});
+  t.nodes = std::move(nodes);
+  t.edges = std::move(edges);
+  return t;
+}
+
+inline graph::Node load_node(std::string id, std::int64_t bytes) {
+  graph::Node n;
+  n.id = std::move(id);
+  n.kind = graph::NodeKind::load;
+  n.engine = graph::MemEngine::tma;
+  n.bytes = Bytes{bytes};
+  return n;
+}
+
+inline graph::Node wgmma_node(std::string id, std::int64_t count) {
+  graph::Node n;
+  n.id = std::move(id);
+  n.kind = graph::NodeKind::mma;
+  n.inst = TensorInst::wgmma;
+  n.dtype = DType::bf16;
+  n.shape = {64, 256, 16};
+  n.count = count;
+  return n;
+}
+
+inline graph::Node delay_node(std::string id, double cycles) {
+  graph::Node n;
+  n.id = std::move(id);
+  n.kind = graph::NodeKind::delay;
+  n.cycles = Cycles{cycles};
+  return n;
+}
+
+}  // namespace tgsim::testing

@@ -1,0 +1,71 @@
+#include "tools/tgsim/cli_common.h"
+
+#include <cstdlib>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "sim/engine/simulator.h"
+#include "sim/graph/validate.h"
+#include "sim/hw/spec_json.h"
+#include "sim/report/atomic_write.h"
+#include "sim/report/chrome_trace.h"
+#include "sim/report/report.h"
+
+namespace tgsim::cli {
+std::filesystem::path Context::config_dir() const {
+  if (!config_dir_flag.empty()) return config_dir_flag;
+  if (const char* env = std::getenv("TGSIM_CONFIG_DIR"); env != nullptr && *env != '\0') return env;
+  return TGSIM_DEFAULT_CONFIG_DIR;
+}
+
+void add_gpu_options(CLI::App& cmd, GpuOptions& o) {
+  cmd.add_option("--gpu", o.gpu, "GPU preset (see `tgsim gpus`) or a spec file path")->capture_default_str();
+  cmd.add_option("--set", o.overrides,
+                 "Override a spec field, e.g. --set hbm.bandwidth=5TB/s --set sm.count=120 (repeatable)")
+      ->take_all();
+}
+
+void add_output_options(CLI::App& cmd, OutputOptions& o) {
+  cmd.add_flag("--json", o.json, "Print one JSON object instead of the text report");
+  cmd.add_option("--trace", o.trace, "Write a Chrome/Perfetto trace (open in ui.perfetto.dev)");
+  cmd.add_option("--trace-sms", o.trace_sms, "SMs per GPU whose tile ops go into the trace (-1: all; CTAs always)")
+      ->capture_default_str();
+  cmd.add_option("--l2-model", o.l2_model, "L2 hit model: tile_lru (reuse of whole tiles) or none (always miss)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"tile_lru", "none"}));
+}
+
+hw::GpuSpec load_gpu(const Context& ctx, const GpuOptions& o) {
+  return hw::load_gpu_preset(o.gpu, ctx.config_dir(), o.overrides);
+}
+
+engine::Result simulate(const graph::TileGraph& g, const hw::GpuSpec& spec, const std::string& l2_model) {
+  graph::validate_tile_graph(g, g.name);
+  engine::SimOptions opts;
+  opts.l2_model = l2_model;
+  engine::Simulator sim(g, spec, opts);
+  return sim.run();
+}
+
+engine::Result simulate_and_report(const graph::TileGraph& g, const hw::GpuSpec& spec, const GpuOptions& gpu,
+                                   const OutputOptions& out, const nlohmann::json& inputs, const std::string& preface) {
+  graph::validate_tile_graph(g, g.name);
+  report::ChromeTrace trace(report::ChromeTraceOptions{out.trace_sms});
+  engine::SimOptions opts;
+  opts.l2_model = out.l2_model;
+  if (!out.trace.empty()) opts.trace = &trace;
+  engine::Simulator sim(g, spec, opts);
+  const engine::Result r = sim.run();
+  report::RunContext ctx{gpu.gpu, hw::to_json(spec), inputs};
+  if (!out.trace.empty()) report::write_file_atomically(out.trace, trace.to_json_text(g.name));
+  if (out.json) {
+    std::cout << report::result_to_json(r, ctx).dump(2) << "\n";
+  } else {
+    std::cout << preface << report::result_to_text(r, ctx);
+    if (!out.trace.empty()) std::cout << fmt::format("trace written to {}\n", out.trace);
+  }
+  return r;
+}
+
+}  // namespace tgsim::cli

@@ -1,0 +1,56 @@
+// Pieces every tgsim subcommand shares: where configs live, loading a GPU preset with --set
+// overrides, simulating a graph and printing/writing the result (text, --json, --trace).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "sim/engine/result.h"
+#include "sim/graph/tile_graph.h"
+#include "sim/hw/gpu_spec.h"
+
+namespace tgsim::cli {
+
+struct GpuOptions {
+  std::string gpu = "h100";
+  std::vector<std::string> overrides;  // --set key=value
+};
+
+struct OutputOptions {
+  bool json = false;
+  std::string trace;           // Chrome/Perfetto trace file
+  int trace_sms = 4;           // SMs per GPU whose tile ops are traced (-1: all)
+  std::string l2_model = "tile_lru";
+};
+
+// Program-wide settings, owned by main and handed to every subcommand (no globals).
+struct Context {
+  std::string config_dir_flag;  // --config-dir
+  // configs/ folder: --config-dir, else $TGSIM_CONFIG_DIR, else the source tree's configs/.
+  std::filesystem::path config_dir() const;
+};
+
+void add_gpu_options(CLI::App& cmd, GpuOptions& o);
+void add_output_options(CLI::App& cmd, OutputOptions& o);
+
+hw::GpuSpec load_gpu(const Context& ctx, const GpuOptions& o);
+
+// Validates, simulates and reports one graph. `inputs` describes what was simulated (goes into
+// the JSON report); `preface` is printed before the text report.
+engine::Result simulate_and_report(const graph::TileGraph& g, const hw::GpuSpec& spec, const GpuOptions& gpu,
+                                   const OutputOptions& out, const nlohmann::json& inputs, const std::string& preface);
+
+// Runs a simulation without printing (validate, autotune, sweeps).
+engine::Result simulate(const graph::TileGraph& g, const hw::GpuSpec& spec, const std::string& l2_model = "tile_lru");
+
+void register_gpus(CLI::App& app, const Context& ctx);
+void register_run_graph(CLI::App& app, const Context& ctx);
+void register_gemm(CLI::App& app, const Context& ctx);
+void register_lower(CLI::App& app, const Context& ctx);
+void register_validate(CLI::App& app, const Context& ctx);
+
+}  // namespace tgsim::cli

@@ -1,0 +1,159 @@
+// `tgsim validate --measurements FILE.csv`: predict measured runs and report the error
+// (docs/measurements.md has the schema and the output fields).
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "frontend/validate/validate.h"
+#include "sim/report/atomic_write.h"
+#include "sim/units/error.h"
+#include "tools/tgsim/cli_common.h"
+
+namespace tgsim::cli {
+namespace {
+
+nlohmann::json stats_json(const validate::Stats& s) {
+  return {{"rows", s.rows},
+          {"simulated", s.simulated},
+          {"skipped", s.skipped},
+          {"mape_pct", s.mape_pct},
+          {"max_ape_pct", s.max_ape_pct},
+          {"pearson_r", s.pearson_r},
+          {"rows_over_10us", s.rows_over_10us},
+          {"mape_over_10us_pct", s.mape_over_10us_pct},
+          {"max_ape_over_10us_pct", s.max_ape_over_10us_pct}};
+}
+
+std::string rows_csv(const validate::Table& t, const validate::Report& rep) {
+  std::string out;
+  for (const auto& c : t.columns) out += validate::csv_escape(c) + ",";
+  out += "predicted_us,ape_pct,category,simulated_schedule,skip_reason\n";
+  for (const auto& r : rep.rows) {
+    for (const auto& c : t.columns) out += validate::csv_escape(r.row->get(c)) + ",";
+    if (r.prediction.ok) {
+      out += fmt::format("{:.4f},{:.3f},{},{},\n", r.prediction.predicted_us, r.ape_pct, r.prediction.category,
+                         validate::csv_escape(r.prediction.schedule));
+    } else {
+      out += ",,,," + validate::csv_escape(r.prediction.skip_reason) + "\n";
+    }
+  }
+  return out;
+}
+
+std::string python() {
+  if (const char* p = std::getenv("TGSIM_PYTHON"); p != nullptr && *p != '\0') return p;
+  return std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+}
+
+void print_text(const validate::Report& rep, const std::string& file) {
+  auto line = [](const std::string& name, const validate::Stats& s) {
+    return fmt::format("  {:<10} {:>5} {:>5} {:>8.2f} {:>8.2f} {:>8.4f} {:>7} {:>9.2f} {:>9.2f}\n", name, s.simulated,
+                       s.skipped, s.mape_pct, s.max_ape_pct, s.pearson_r, s.rows_over_10us, s.mape_over_10us_pct,
+                       s.max_ape_over_10us_pct);
+  };
+  std::cout << fmt::format("validation of {}: {} rows, {} simulated, {} skipped\n\n", file, rep.all.rows,
+                           rep.all.simulated, rep.all.skipped);
+  const std::string header = fmt::format("  {:<10} {:>5} {:>5} {:>8} {:>8} {:>8} {:>7} {:>9} {:>9}\n", "", "sim", "skip",
+                                         "MAPE%", "max%", "r", ">10us", "MAPE>10", "max>10");
+  std::cout << "by op\n" << header;
+  for (const auto& [op, s] : rep.by_op) std::cout << line(op, s);
+  std::cout << line("all", rep.all) << "\nby category\n" << header;
+  for (const auto& [c, s] : rep.by_category) std::cout << line(c, s);
+  std::map<std::string, int> reasons;
+  for (const auto& r : rep.rows) {
+    if (!r.prediction.ok) ++reasons[r.prediction.skip_reason];
+  }
+  if (!reasons.empty()) {
+    std::cout << "\nskipped rows\n";
+    for (const auto& [why, n] : reasons) std::cout << fmt::format("  {:>4} x {}\n", n, why);
+  }
+  std::vector<const validate::RowResult*> worst;
+  for (const auto& r : rep.rows) {
+    if (r.prediction.ok) worst.push_back(&r);
+  }
+  std::stable_sort(worst.begin(), worst.end(), [](auto* a, auto* b) { return a->ape_pct > b->ape_pct; });
+  if (!worst.empty()) std::cout << "\nlargest errors (line: op dtype M N K measured -> predicted us)\n";
+  for (std::size_t i = 0; i < std::min<std::size_t>(8, worst.size()); ++i) {
+    const auto* r = worst[i];
+    std::cout << fmt::format("  {:>4}: {} {} {} {} {} {:.2f} -> {:.2f} ({:+.1f}%)  {}\n", r->row->line, r->op,
+                             r->row->get("dtype"), r->row->get("M"), r->row->get("N"), r->row->get("K"), r->measured_us,
+                             r->prediction.predicted_us,
+                             (r->prediction.predicted_us - r->measured_us) / r->measured_us * 100, r->prediction.schedule);
+  }
+}
+
+}  // namespace
+
+void register_validate(CLI::App& app, const Context& ctx) {
+  struct Opts {
+    std::string measurements;
+    std::string rows_out;
+    std::string plot;
+    bool json = false;
+    int jobs = 0;
+    std::vector<std::string> overrides;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* cmd = app.add_subcommand("validate", "Predict measured runs (CSV, docs/measurements.md) and report the error");
+  cmd->add_option("--measurements", o->measurements, "Measurement CSV, e.g. traces/h200/gemm.csv")->required();
+  cmd->add_flag("--json", o->json, "Print one JSON object: rows, simulated, skipped, mape_pct, max_ape_pct, pearson_r, by_op");
+  cmd->add_option("--rows-out", o->rows_out, "Write the input rows plus predicted_us and ape_pct (CSV)");
+  cmd->add_option("--plot", o->plot, "Write a scatter plot and error histogram (PNG, needs python3-matplotlib)");
+  cmd->add_option("--jobs", o->jobs, "Threads (default: all cores)");
+  cmd->add_option("--set", o->overrides, "Override a field of every GPU spec used, e.g. --set clock.model=constant")->take_all();
+  cmd->callback([&ctx, o] {
+    const validate::Table table = validate::read_csv(o->measurements);
+    std::map<std::string, std::unique_ptr<hw::GpuSpec>> specs;
+    std::mutex specs_mutex;
+    // Specs are loaded before the parallel part so a bad preset fails fast, with its message.
+    for (const auto& row : table.rows) {
+      const std::string gpu = row.get("gpu").empty() ? "h100" : row.get("gpu");
+      if (!specs.count(gpu)) specs[gpu] = std::make_unique<hw::GpuSpec>(load_gpu(ctx, GpuOptions{gpu, o->overrides}));
+    }
+    const validate::SpecLoader loader = [&](const std::string& gpu) -> const hw::GpuSpec& {
+      std::lock_guard lock(specs_mutex);
+      return *specs.at(gpu);
+    };
+    validate::PredictorRegistry registry;
+    validate::register_builtin_predictors(registry);
+    const int jobs = o->jobs > 0 ? o->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const validate::Report rep = validate::run_validation(table, o->measurements, registry, loader, jobs, [](int d, int n) {
+      std::cerr << fmt::format("\rvalidate: {}/{} rows", d, n) << (d == n ? "\n" : "") << std::flush;
+    });
+    const std::string csv = rows_csv(table, rep);
+    if (!o->rows_out.empty()) report::write_file_atomically(o->rows_out, csv);
+    if (!o->plot.empty()) {
+      const auto tmp = std::filesystem::temp_directory_path() / fmt::format("tgsim_rows_{}.csv", ::getpid());
+      report::write_file_atomically(tmp, csv);
+      const std::string cmdline = fmt::format("{} {}/plot/validation_plot.py \"{}\" \"{}\"", python(), TGSIM_TOOLS_DIR,
+                                              tmp.string(), o->plot);
+      const int rc = std::system(cmdline.c_str());
+      std::filesystem::remove(tmp);
+      if (rc != 0) throw InputError(fmt::format("--plot {}: the plot script failed (is python3-matplotlib installed?)", o->plot));
+    }
+    if (o->json) {
+      nlohmann::json j = stats_json(rep.all);
+      nlohmann::json by_op = nlohmann::json::object(), by_cat = nlohmann::json::object(), skipped = nlohmann::json::array();
+      for (const auto& [op, s] : rep.by_op) by_op[op] = stats_json(s);
+      for (const auto& [c, s] : rep.by_category) by_cat[c] = stats_json(s);
+      for (const auto& r : rep.rows) {
+        if (!r.prediction.ok) skipped.push_back({{"line", r.row->line}, {"op", r.op}, {"reason", r.prediction.skip_reason}});
+      }
+      j["by_op"] = by_op;
+      j["by_category"] = by_cat;
+      j["skipped_rows"] = skipped;
+      j["measurements"] = o->measurements;
+      std::cout << j.dump(2) << "\n";
+    } else {
+      print_text(rep, o->measurements);
+    }
+  });
+}
+
+}  // namespace tgsim::cli
