@@ -102,7 +102,11 @@ std::optional<KernelNameResult> parse_xmma(std::string_view name, DType /*dtype:
     } else if (t.starts_with("stage") && to_int(t.substr(5))) {
       stages = to_int(t.substr(5));
     } else if (t == "segment" && i + 2 < tok.size() && tok[i + 1] == "k") {
-      if (tok[i + 2] == "on") add_note(r, "segment_k_on: K is segmented inside the kernel; not modelled");
+      if (tok[i + 2] == "on") {
+        // Segment-K splits K across CTAs like split-K, with the factor chosen at run time.
+        s.split_k_runtime = true;
+        add_note(r, "segment_k_on: modelled as split-K with a run-time factor and a separate reduction");
+      }
       i += 2;
     } else if (!(t.starts_with("tensor") || t.starts_with("align") || t == "execute" || t == "kernel" || t.empty() ||
                  t == "5x" || t == "cublas" || t == "trt")) {

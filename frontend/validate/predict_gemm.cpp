@@ -8,7 +8,7 @@
 #include "frontend/gemm/lower.h"
 #include "frontend/gemm/request.h"
 #include "frontend/validate/validate.h"
-#include "sim/engine/simulator.h"
+#include "sim/engine/simulate.h"
 #include "sim/graph/validate.h"
 #include "sim/units/error.h"
 
@@ -65,8 +65,7 @@ Prediction predict_gemm(const Row& row, const std::string& origin, const SpecLoa
   graph::validate_tile_graph(lowered.graph, lowered.graph.name);
   engine::SimOptions opts;
   opts.critical_path = false;
-  engine::Simulator sim(lowered.graph, spec, opts);
-  p.predicted_us = to_us(sim.run().latency);
+  p.predicted_us = to_us(engine::simulate(lowered.graph, spec, opts).latency);
   p.ok = true;
   p.category = category(req, lowered.schedule);
   p.schedule = lowered.schedule.name;

@@ -134,6 +134,7 @@ Result Simulator::collect(TimePoint end) {
     k.sm_clock_mhz = kr.hz / 1e6;
     const double dur = std::max<double>(1.0, static_cast<double>((kr.end - kr.start).count()));
     k.tensor_utilisation = kr.tensor_busy_ps / (dur * spec_.sm.count);
+    k.eight_bit = ck.eight_bit;
     r.kernels.push_back(std::move(k));
   }
   ResourceStat tensor{"tensor", total_sms}, simt{"simt", total_sms}, smem{"smem", total_sms};

@@ -189,19 +189,21 @@ CompiledGraph compile_graph(const graph::TileGraph& g, const hw::GpuSpec& spec) 
           compile_template(k.templates[ti], spec, tensor_ids, k, fmt::format("{}/templates/{}", where, ti)));
     }
     std::int64_t end = 0;
-    double tensor_bytes = 0;
-    for (const auto& t : k.tensors) tensor_bytes += static_cast<double>(t.bytes.value);
-    double load_bytes = 0;
+    double cycles_8bit = 0, cycles_all = 0;
     for (const auto& grp : k.grid) {
       end += grp.count;
       ck.group_end.push_back(end);
-      for (const auto& node : ck.templates[static_cast<std::size_t>(grp.template_index)].nodes) {
-        if (node.pipe == Pipe::tensor) ck.tensor_cycles_total += node.occupancy_cycles * static_cast<double>(grp.count);
-        if (node.pipe == Pipe::memory) load_bytes += static_cast<double>(node.fetch_bytes) * static_cast<double>(grp.count);
+      const auto& tmpl = k.templates[static_cast<std::size_t>(grp.template_index)];
+      for (const auto& node : tmpl.nodes) {
+        if (node.kind != NodeKind::mma) continue;
+        const double w = static_cast<double>(node.count) * node.shape[0] * node.shape[1] * node.shape[2] *
+                         static_cast<double>(grp.count) / dtype_bits(node.dtype);
+        cycles_all += w;
+        if (dtype_bits(node.dtype) <= 8) cycles_8bit += w;
       }
     }
     ck.ctas = end;
-    ck.compulsory_bytes = tensor_bytes > 0 ? std::min(tensor_bytes, load_bytes) : load_bytes;
+    ck.eight_bit = cycles_all > 0 && cycles_8bit * 2 > cycles_all;
     cg.kernels.push_back(std::move(ck));
   }
   return cg;

@@ -61,8 +61,7 @@ struct CompiledKernel {
   int cluster_size = 1;
   std::int64_t ctas = 0;
   std::vector<std::int64_t> group_end;  // prefix sums of CtaGroup::count
-  double tensor_cycles_total = 0;       // sum of tensor occupancy over all CTAs (clock model)
-  double compulsory_bytes = 0;          // sum of fetch bytes of untracked/first-touch loads (clock model)
+  bool eight_bit = false;  // most tensor cycles are 8-bit MMAs (clock model)
 };
 
 struct CompiledGraph {

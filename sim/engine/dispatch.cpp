@@ -12,12 +12,6 @@
 namespace tgsim::engine {
 namespace {
 
-std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
-  // splitmix64-style combine: keys only need to be distinct and deterministic.
-  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  return h;
-}
-
 std::uint64_t token(std::uint32_t slot, std::int32_t node) {
   return (static_cast<std::uint64_t>(slot) << 32) | static_cast<std::uint32_t>(node);
 }
@@ -93,8 +87,8 @@ void Simulator::start_transfer(std::uint32_t slot, std::int32_t node, TimePoint 
   const bool is_store = n.kind == graph::NodeKind::store;
   bool hit = false;
   if (n.tensor_key >= 0) {
-    std::uint64_t key = mix(static_cast<std::uint64_t>(sm.gpu), static_cast<std::uint64_t>(n.tensor_key));
-    for (const auto& x : n.tile.coords) key = mix(key, static_cast<std::uint64_t>(coord(c, x)));
+    const TileKey key{sm.gpu, n.tensor_key, coord(c, n.tile.coords[0]), coord(c, n.tile.coords[1]),
+                      coord(c, n.tile.coords[2])};
     hit = l2_[static_cast<std::size_t>(sm.gpu)]->access(key, Bytes{n.fetch_bytes}, is_store);
   }
   // Stores are written back to HBM; loads that hit stay on the SM-L2 path.
@@ -136,9 +130,7 @@ void Simulator::flows_done(TimePoint now) {
 void Simulator::dispatch_sync(CtaRun& c, const CompiledNode& n, std::int32_t node, TimePoint now) {
   const auto slot = static_cast<std::uint32_t>(&c - ctas_.data());
   const int gpu = sms_[static_cast<std::size_t>(c.sm)].gpu;
-  const std::uint64_t key =
-      mix(mix(static_cast<std::uint64_t>(gpu), static_cast<std::uint64_t>(n.flag)), static_cast<std::uint64_t>(coord(c, n.flag_index)));
-  FlagSlot& f = flags_[key];
+  FlagSlot& f = flags_[TileKey{gpu, n.flag, coord(c, n.flag_index), 0, 0}];
   c.t_start[static_cast<std::size_t>(node)] = now;
   const TimePoint done = now + cycles(c, n.latency_cycles);
   if (n.kind == graph::NodeKind::wait) {

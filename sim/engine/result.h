@@ -20,6 +20,7 @@ struct KernelStat {
   double waves = 0;         // ctas / (SMs * max_ctas_per_sm)
   double sm_clock_mhz = 0;  // from the clock model
   double tensor_utilisation = 0;  // tensor-pipe busy / (duration * SMs)
+  bool eight_bit = false;         // most of its tensor work is 8-bit (clock model)
 };
 
 // One resource class aggregated over its instances (e.g. the tensor pipes of all SMs).

@@ -12,8 +12,7 @@
 namespace tgsim::engine {
 
 Simulator::Simulator(const graph::TileGraph& graph, const hw::GpuSpec& spec, SimOptions options)
-    : graph_(graph), spec_(spec), options_(std::move(options)), compiled_(compile_graph(graph, spec)),
-      clock_(make_clock_model(spec)) {
+    : graph_(graph), spec_(spec), options_(std::move(options)), compiled_(compile_graph(graph, spec)) {
   if (spec_.sm.sub_partitions < 1 || spec_.sm.sub_partitions > kMaxSubPartitions)
     throw InputError(fmt::format("/sm/sub_partitions: must be 1..{}", kMaxSubPartitions));
   build_machine();
@@ -92,10 +91,9 @@ void Simulator::start_kernel(int k, TimePoint now) {
   const CompiledKernel& ck = compiled_.kernels[static_cast<std::size_t>(k)];
   kr.start = now;
   kr.started = true;
-  KernelLoad load;
-  load.tensor_cycles_per_sm = ck.tensor_cycles_total / spec_.sm.count;
-  load.memory_seconds = ck.compulsory_bytes / (spec_.hbm.bandwidth.value * spec_.hbm.efficiency);
-  kr.hz = clock_->sm_clock(load).value;
+  const auto ki = static_cast<std::size_t>(k);
+  kr.hz = ki < options_.kernel_clock_hz.size() && options_.kernel_clock_hz[ki] > 0 ? options_.kernel_clock_hz[ki]
+                                                                                   : spec_.clock.boost.value;
   kr.period_ps = 1e12 / kr.hz;
   // Occupancy: how many of this kernel's CTAs one empty SM holds.
   Sm empty;

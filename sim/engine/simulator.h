@@ -13,7 +13,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sim/engine/clock/clock_model.h"
 #include "sim/engine/compiled_graph.h"
 #include "sim/engine/event_queue.h"
 #include "sim/engine/flow_network.h"
@@ -29,6 +28,9 @@ struct SimOptions {
   std::string l2_model = "tile_lru";
   TraceSink* trace = nullptr;  // not owned; may be null
   bool critical_path = true;
+  // SM clock per kernel (Hz); empty or 0: the boost clock. engine::simulate fills it from the
+  // clock model.
+  std::vector<double> kernel_clock_hz;
 };
 
 class Simulator {
@@ -76,7 +78,6 @@ class Simulator {
   const hw::GpuSpec& spec_;
   SimOptions options_;
   CompiledGraph compiled_;
-  std::unique_ptr<ClockModel> clock_;
   EventQueue queue_;
   FlowNetwork flows_;
   std::vector<std::unique_ptr<L2Model>> l2_;  // per GPU
@@ -84,7 +85,7 @@ class Simulator {
   std::vector<KernelRun> kernels_;
   std::vector<CtaRun> ctas_;                  // slots, reused
   std::vector<std::uint32_t> free_slots_;
-  std::unordered_map<std::uint64_t, FlagSlot> flags_;
+  std::unordered_map<TileKey, FlagSlot, TileKeyHash> flags_;  // flag slots by (gpu, flag, index)
   std::vector<std::uint64_t> completed_flows_;  // scratch
   std::vector<FlowNetwork::LinkId> l2_link_, hbm_link_;  // per GPU
   std::int64_t node_executions_ = 0;

@@ -24,11 +24,12 @@ struct ClockSpec {
   Hertz boost;             // maximum boost clock
   Hertz base;              // base clock
   std::string model = "constant";  // clock model name (sim/engine/clock/): "constant" or "power"
-  // Clock the SMs hold under sustained dense tensor-core load (power-limited); used by the
-  // "power" model. Zero means "same as boost".
+  // "power" model: the clock the card holds at its power limit when the tensor pipes are busy
+  // all the time with 16-bit (or tf32) MMAs. At tensor duty d it runs min(boost, this / d).
+  // Zero means "same as boost".
   Hertz sustained_tensor;
-  // Tensor-pipe utilisation above which the card is considered at its power limit ("power" model).
-  double power_knee = 0.5;
+  // The same for 8-bit (fp8/int8) MMAs, which draw more power per cycle. Zero: sustained_tensor.
+  Hertz sustained_tensor_fp8;
   bool operator==(const ClockSpec&) const = default;
 };
 

@@ -33,7 +33,7 @@ std::vector<std::string> split_key(std::string_view key) {
 bool is_wrapped_leaf(const nlohmann::json& node) { return node.is_object() && node.contains("value"); }
 
 std::string apply_one(nlohmann::json& doc, const std::string& assignment) {
-  const std::string label = "--set " + assignment;
+  const std::string label = fmt::format("--set {}", assignment);
   const std::size_t eq = assignment.find('=');
   const std::string_view key = trim(std::string_view(assignment).substr(0, eq));
   if (eq == std::string::npos || key.empty()) {
@@ -51,7 +51,7 @@ std::string apply_one(nlohmann::json& doc, const std::string& assignment) {
     if (!node->is_object() || is_wrapped_leaf(*node)) {
       throw InputError(fmt::format("{}: {} is a value, not a section", label, pointer.empty() ? "/" : pointer));
     }
-    pointer += "/" + pointer_escape(part);
+    pointer += fmt::format("/{}", pointer_escape(part));
     const bool last = i + 1 == parts.size();
     if (!last) {
       if (!node->contains(part)) (*node)[part] = nlohmann::json::object();
@@ -91,7 +91,7 @@ std::map<std::string, std::string> apply_overrides(nlohmann::json& doc, const st
   std::map<std::string, std::string> applied;
   for (const std::string& assignment : overrides) {
     try {
-      applied[apply_one(doc, assignment)] = "--set " + assignment;
+      applied[apply_one(doc, assignment)] = fmt::format("--set {}", assignment);
     } catch (const InputError& e) {
       const std::string message = e.what();
       if (message.starts_with("--set ")) throw;

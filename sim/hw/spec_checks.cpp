@@ -43,7 +43,11 @@ void check_clock(const ClockSpec& c, const ReadContext& ctx) {
     ctx.fail("/clock/sustained_tensor", fmt::format("{} is above {} ({})", format_frequency(c.sustained_tensor),
                                                     ctx.describe("/clock/boost"), format_frequency(c.boost)));
   }
-  require_fraction(ctx, "/clock/power_knee", c.power_knee);
+  require_non_negative(ctx, "/clock/sustained_tensor_fp8", c.sustained_tensor_fp8.value);
+  if (c.sustained_tensor_fp8 > c.boost) {
+    ctx.fail("/clock/sustained_tensor_fp8", fmt::format("{} is above {} ({})", format_frequency(c.sustained_tensor_fp8),
+                                                        ctx.describe("/clock/boost"), format_frequency(c.boost)));
+  }
 }
 
 void check_sm(const SmSpec& s, const ReadContext& ctx) {

@@ -25,7 +25,7 @@ ClockSpec read_clock(const ObjectReader& r) {
   c.base = r.frequency("base");
   if (r.has("model")) c.model = r.text("model");
   if (r.has("sustained_tensor")) c.sustained_tensor = r.frequency("sustained_tensor");
-  if (r.has("power_knee")) c.power_knee = r.number("power_knee");
+  if (r.has("sustained_tensor_fp8")) c.sustained_tensor_fp8 = r.frequency("sustained_tensor_fp8");
   return c;
 }
 
@@ -143,7 +143,7 @@ GpuSpec read_document(const nlohmann::json& doc, ReadContext& ctx) {
   spec.full_name = top.text("full_name");
   spec.arch = top.text("arch");
   spec.compute_capability = top.small_integer("compute_capability");
-  spec.clock = read_clock(top.section("clock", {"boost", "base", "model", "sustained_tensor", "power_knee"}));
+  spec.clock = read_clock(top.section("clock", {"boost", "base", "model", "sustained_tensor", "sustained_tensor_fp8"}));
   spec.sm = read_sm(top.section(
       "sm", {"count", "sub_partitions", "max_threads", "max_warps", "max_ctas", "registers", "register_alloc_unit",
              "shared_memory", "shared_memory_per_cta", "reserved_shared_memory_per_cta", "shared_memory_bandwidth",

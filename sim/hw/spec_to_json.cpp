@@ -59,7 +59,7 @@ nlohmann::json to_json(const GpuSpec& s) {
   w.set("clock", "base", format_frequency(s.clock.base));
   w.set("clock", "model", s.clock.model);
   w.set("clock", "sustained_tensor", format_frequency(s.clock.sustained_tensor));
-  w.set("clock", "power_knee", s.clock.power_knee);
+  w.set("clock", "sustained_tensor_fp8", format_frequency(s.clock.sustained_tensor_fp8));
 
   w.set("sm", "count", s.sm.count);
   w.set("sm", "sub_partitions", s.sm.sub_partitions);

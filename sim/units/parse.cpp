@@ -241,7 +241,7 @@ std::string format_si(double x, std::span<const Unit> units) {
   } else {
     const int point = static_cast<int>(text.size()) + shift;
     if (point > 0) {
-      text.insert(static_cast<std::size_t>(point), ".");
+      text = fmt::format("{}.{}", text.substr(0, static_cast<std::size_t>(point)), text.substr(static_cast<std::size_t>(point)));
     } else {
       text = fmt::format("0.{}{}", std::string(static_cast<std::size_t>(-point), '0'), text);
     }

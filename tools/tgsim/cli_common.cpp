@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/engine/simulator.h"
+#include "sim/engine/simulate.h"
 #include "sim/graph/validate.h"
 #include "sim/hw/spec_json.h"
 #include "sim/report/atomic_write.h"
@@ -44,8 +44,7 @@ engine::Result simulate(const graph::TileGraph& g, const hw::GpuSpec& spec, cons
   graph::validate_tile_graph(g, g.name);
   engine::SimOptions opts;
   opts.l2_model = l2_model;
-  engine::Simulator sim(g, spec, opts);
-  return sim.run();
+  return engine::simulate(g, spec, opts);
 }
 
 engine::Result simulate_and_report(const graph::TileGraph& g, const hw::GpuSpec& spec, const GpuOptions& gpu,
@@ -55,8 +54,7 @@ engine::Result simulate_and_report(const graph::TileGraph& g, const hw::GpuSpec&
   engine::SimOptions opts;
   opts.l2_model = out.l2_model;
   if (!out.trace.empty()) opts.trace = &trace;
-  engine::Simulator sim(g, spec, opts);
-  const engine::Result r = sim.run();
+  const engine::Result r = engine::simulate(g, spec, opts);
   report::RunContext ctx{gpu.gpu, hw::to_json(spec), inputs};
   if (!out.trace.empty()) report::write_file_atomically(out.trace, trace.to_json_text(g.name));
   if (out.json) {

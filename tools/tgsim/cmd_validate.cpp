@@ -8,6 +8,8 @@
 #include <mutex>
 #include <thread>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "frontend/validate/validate.h"
@@ -123,9 +125,12 @@ void register_validate(CLI::App& app, const Context& ctx) {
     validate::PredictorRegistry registry;
     validate::register_builtin_predictors(registry);
     const int jobs = o->jobs > 0 ? o->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const validate::Report rep = validate::run_validation(table, o->measurements, registry, loader, jobs, [](int d, int n) {
-      std::cerr << fmt::format("\rvalidate: {}/{} rows", d, n) << (d == n ? "\n" : "") << std::flush;
-    });
+    // Progress only on a terminal: a log or a pipe would get one line per row.
+    const bool progress = ::isatty(STDERR_FILENO) != 0;
+    const validate::Report rep =
+        validate::run_validation(table, o->measurements, registry, loader, jobs, [progress](int d, int n) {
+          if (progress) std::cerr << fmt::format("\rvalidate: {}/{} rows", d, n) << (d == n ? "\n" : "") << std::flush;
+        });
     const std::string csv = rows_csv(table, rep);
     if (!o->rows_out.empty()) report::write_file_atomically(o->rows_out, csv);
     if (!o->plot.empty()) {

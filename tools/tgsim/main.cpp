@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // One line, like every other input error (CLI11's own exit() prints two).
+    std::cerr << "tgsim: error: " << e.what() << " (see --help)\n";
     return 2;
   } catch (const tgsim::InputError& e) {
     std::cerr << "tgsim: error: " << e.what() << "\n";

@@ -26,7 +26,7 @@ class BlackwellLowering final : public KernelLowering {
     declare_tensors(k, p, plan);
     k.cta.threads = 128 * (1 + std::max(1, s.consumer_warpgroups));
     k.cta.registers_per_thread = 65536 / k.cta.threads / 8 * 8;
-    k.cta.shared_memory = Bytes{ws_shared_memory(p, s)};
+    k.cta.shared_memory = Bytes{ws_shared_memory(p, s, spec)};
     k.cta.cluster = {plan.cluster_m * plan.cluster_n, 1, 1};
     // Epilogue warps read TMEM, convert, and free the buffer; cooperative-style (one tile at a time).
     Schedule coop = s;

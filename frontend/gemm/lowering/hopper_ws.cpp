@@ -26,10 +26,18 @@ using graph::NodeKind;
 
 }  // namespace
 
-std::int64_t ws_shared_memory(const Problem& p, const Schedule& s) {
+std::int64_t ws_mainloop_shared_memory(const Problem& p, const Schedule& s) {
   const double stage = (s.tile.m * element_bytes(p.a_type) + s.tile.n * element_bytes(p.b_type)) * s.tile.k;
-  const double epilogue = std::min<double>(s.tile.m * s.tile.n * element_bytes(p.c_type), 32.0 * 1024);
-  return static_cast<std::int64_t>(s.stages * stage + epilogue + 1024);
+  return static_cast<std::int64_t>(s.stages * stage) + 1024;  // + mbarriers
+}
+
+std::int64_t ws_shared_memory(const Problem& p, const Schedule& s, const hw::GpuSpec& spec) {
+  // The epilogue stages C through up to 32 KiB of shared memory; kernels whose mainloop leaves
+  // less (deep pipelines, e.g. cuBLAS 112x128x64 x 7) use what is left, or reuse stage buffers.
+  const std::int64_t mainloop = ws_mainloop_shared_memory(p, s);
+  const std::int64_t room = std::max<std::int64_t>(0, spec.sm.shared_memory_per_cta.value - mainloop);
+  const auto epilogue = static_cast<std::int64_t>(std::min<double>(s.tile.m * s.tile.n * element_bytes(p.c_type), 32.0 * 1024));
+  return mainloop + std::min(epilogue, room);
 }
 
 graph::CtaTemplate build_ws_template(const Problem& p, const Schedule& s, const Plan& plan, const WsVariant& v,
@@ -51,8 +59,12 @@ graph::CtaTemplate build_ws_template(const Problem& p, const Schedule& s, const 
   const double b_bytes = s.tile.n * s.tile.k * element_bytes(p.b_type);
   const double c_elems = static_cast<double>(s.tile.m) * s.tile.n;
   const int k_inst = mma_k(p.a_type);
-  const int n_inst = std::min(s.tile.n, 256);
-  const std::int64_t mma_count = static_cast<std::int64_t>((s.tile.m + 63) / 64) * ((s.tile.n + n_inst - 1) / n_inst) *
+  // wgmma's M is 64 per instruction and its N any multiple of 8 up to 256. A swap-AB kernel runs
+  // the instruction's M along the tile's n (so a 144x128 tile is 2 x m64n144, not 3 x m64n128).
+  const int m_extent = s.swap_ab ? s.tile.n : s.tile.m;
+  const int n_extent = s.swap_ab ? s.tile.m : s.tile.n;
+  const int n_inst = std::min(n_extent, 256);
+  const std::int64_t mma_count = static_cast<std::int64_t>((m_extent + 63) / 64) * ((n_extent + n_inst - 1) / n_inst) *
                                  ((s.tile.k + k_inst - 1) / k_inst);
   const bool split = plan.splits > 1;
 
@@ -121,8 +133,10 @@ class HopperLowering final : public KernelLowering {
  public:
   std::string_view name() const override { return "hopper_warpspecialized"; }
   int ctas_per_sm(const Problem& p, const Schedule& s, const hw::GpuSpec& spec) const override {
-    const auto smem = ws_shared_memory(p, s) + spec.sm.reserved_shared_memory_per_cta.value;
-    return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(spec.sm.shared_memory.value / smem, 1)));
+    (void)p;
+    (void)s;
+    (void)spec;
+    return 1;  // setmaxnreg hands the whole register file to one CTA
   }
   graph::Kernel build(const Problem& p, const Schedule& s, const Plan& plan, const hw::GpuSpec& spec) const override {
     if (spec.arch == "ampere")
@@ -135,7 +149,7 @@ class HopperLowering final : public KernelLowering {
     k.cta.threads = 128 * (1 + wgs);
     // setmaxnreg shares the register file: the CTA takes it whole (one CTA per SM).
     k.cta.registers_per_thread = 65536 / k.cta.threads / 8 * 8;
-    k.cta.shared_memory = Bytes{ws_shared_memory(p, s)};
+    k.cta.shared_memory = Bytes{ws_shared_memory(p, s, spec)};
     k.cta.cluster = {plan.cluster_m * plan.cluster_n, 1, 1};
     const WsVariant v{TensorInst::wgmma, 1, false};
     fill_grid(k, plan, [&](int items) { return build_ws_template(p, s, plan, v, items); });

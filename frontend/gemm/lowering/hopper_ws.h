@@ -11,7 +11,7 @@ struct WsVariant {
   bool accumulators_free_after_convert = false;  // TMEM read done once converted
 };
 
-std::int64_t ws_shared_memory(const Problem& p, const Schedule& s);
+std::int64_t ws_shared_memory(const Problem& p, const Schedule& s, const hw::GpuSpec& spec);
 graph::CtaTemplate build_ws_template(const Problem& p, const Schedule& s, const Plan& plan, const WsVariant& v, int items);
 
 }  // namespace tgsim::gemm

@@ -1,6 +1,6 @@
 // Contract: a clock model gives the SM clock a kernel runs at. GPUs do not hold their boost
-// clock under dense tensor-core load: they hit the power limit and slow down. The engine asks
-// once per kernel launch, passing what the kernel will do; models never see the graph.
+// clock under dense tensor-core load: they hit the power limit and slow down. The model sees what
+// the kernel did in a first pass at boost (its tensor-pipe duty), never the graph.
 #pragma once
 
 #include <memory>
@@ -12,21 +12,21 @@
 
 namespace tgsim::engine {
 
-// What a kernel asks of the chip, estimated before it runs.
-struct KernelLoad {
-  double tensor_cycles_per_sm = 0;  // tensor-pipe busy cycles per SM if spread evenly
-  double memory_seconds = 0;        // compulsory HBM traffic over achievable bandwidth
+// What a kernel asked of the chip, measured in a simulation pass at the boost clock.
+struct KernelActivity {
+  double tensor_duty = 0;  // tensor-pipe busy time / (kernel time x SMs)
+  bool eight_bit = false;  // most tensor work is fp8/int8
 };
 
 class ClockModel {
  public:
   virtual ~ClockModel() = default;
-  virtual Hertz sm_clock(const KernelLoad& load) const = 0;
+  virtual Hertz sm_clock(const KernelActivity& a) const = 0;
   virtual std::string_view name() const = 0;
 };
 
-// Registry: "constant" (boost clock always) and "power" (falls towards clock.sustained_tensor as
-// the kernel's tensor-pipe duty rises past clock.power_knee). Unknown names throw InputError.
+// Registry: "constant" (boost clock always) and "power" (min(boost, clock.sustained_tensor / duty):
+// the clock x tensor-duty product is what the power limit allows). Unknown names throw InputError.
 std::unique_ptr<ClockModel> make_clock_model(const hw::GpuSpec& spec);
 std::vector<std::string> clock_model_names();
 

@@ -11,32 +11,28 @@ namespace {
 class ConstantClock final : public ClockModel {
  public:
   explicit ConstantClock(Hertz f) : f_(f) {}
-  Hertz sm_clock(const KernelLoad&) const override { return f_; }
+  Hertz sm_clock(const KernelActivity&) const override { return f_; }
   std::string_view name() const override { return "constant"; }
 
  private:
   Hertz f_;
 };
 
-// Tensor duty d = tensor time / (tensor time + memory time) at boost. Below the knee the card
-// stays at boost; above it the clock falls linearly to the sustained dense-tensor clock at d = 1.
+// Dynamic power grows with clock x tensor activity; at the power limit that product is a
+// constant K (per input width: 8-bit MMAs burn more per cycle). So f = min(boost, K / duty):
+// memory-bound kernels keep the boost clock, dense GEMMs fall to K / duty.
 class PowerClock final : public ClockModel {
  public:
-  PowerClock(Hertz boost, Hertz sustained, double knee) : boost_(boost), sustained_(sustained), knee_(knee) {}
-  Hertz sm_clock(const KernelLoad& load) const override {
-    const double tensor_s = load.tensor_cycles_per_sm / boost_.value;
-    const double total = tensor_s + load.memory_seconds;
-    if (total <= 0) return boost_;
-    const double duty = tensor_s / total;
-    if (duty <= knee_) return boost_;
-    const double x = std::min(1.0, (duty - knee_) / std::max(1e-9, 1.0 - knee_));
-    return Hertz{boost_.value + x * (sustained_.value - boost_.value)};
+  PowerClock(Hertz boost, Hertz k16, Hertz k8) : boost_(boost), k16_(k16), k8_(k8) {}
+  Hertz sm_clock(const KernelActivity& a) const override {
+    const double k = (a.eight_bit ? k8_ : k16_).value;
+    if (a.tensor_duty <= 0 || k <= 0) return boost_;
+    return Hertz{std::min(boost_.value, k / a.tensor_duty)};
   }
   std::string_view name() const override { return "power"; }
 
  private:
-  Hertz boost_, sustained_;
-  double knee_;
+  Hertz boost_, k16_, k8_;
 };
 
 }  // namespace
@@ -47,8 +43,9 @@ std::unique_ptr<ClockModel> make_clock_model(const hw::GpuSpec& spec) {
   const auto& c = spec.clock;
   if (c.model == "constant") return std::make_unique<ConstantClock>(c.boost);
   if (c.model == "power") {
-    const Hertz sustained = c.sustained_tensor.value > 0 ? c.sustained_tensor : c.boost;
-    return std::make_unique<PowerClock>(c.boost, sustained, c.power_knee);
+    const Hertz k16 = c.sustained_tensor.value > 0 ? c.sustained_tensor : c.boost;
+    const Hertz k8 = c.sustained_tensor_fp8.value > 0 ? c.sustained_tensor_fp8 : k16;
+    return std::make_unique<PowerClock>(c.boost, k16, k8);
   }
   throw InputError(fmt::format("{}: /clock/model: unknown clock model \"{}\" (valid: constant, power)", spec.name,
                                c.model));

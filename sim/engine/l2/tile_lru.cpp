@@ -6,7 +6,7 @@
 
 namespace tgsim::engine {
 
-bool TileLruL2::access(std::uint64_t key, Bytes bytes, bool is_write) {
+bool TileLruL2::access(const TileKey& key, Bytes bytes, bool is_write) {
   auto it = index_.find(key);
   if (it != index_.end()) {
     lru_.splice(lru_.begin(), lru_, it->second);

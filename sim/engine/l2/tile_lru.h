@@ -13,24 +13,24 @@ namespace tgsim::engine {
 class TileLruL2 final : public L2Model {
  public:
   explicit TileLruL2(Bytes capacity) : capacity_(capacity) {}
-  bool access(std::uint64_t key, Bytes bytes, bool is_write) override;
+  bool access(const TileKey& key, Bytes bytes, bool is_write) override;
   std::string_view name() const override { return "tile_lru"; }
 
  private:
   struct Entry {
-    std::uint64_t key;
+    TileKey key;
     std::int64_t bytes;
   };
   Bytes capacity_;
   std::int64_t used_ = 0;
   std::list<Entry> lru_;  // front = most recent
-  std::unordered_map<std::uint64_t, std::list<Entry>::iterator> index_;
+  std::unordered_map<TileKey, std::list<Entry>::iterator, TileKeyHash> index_;
 };
 
 // Every access misses (streaming): the upper bound on HBM traffic.
 class NoReuseL2 final : public L2Model {
  public:
-  bool access(std::uint64_t, Bytes, bool) override { return false; }
+  bool access(const TileKey&, Bytes, bool) override { return false; }
   std::string_view name() const override { return "none"; }
 };
 
