@@ -54,7 +54,7 @@ graph::Kernel splitk_reduce_kernel(const Problem& p, const Schedule& s, const Pl
   k.templates.push_back(b.take());
   graph::CtaGroup g{0, plan.tiles_m * plan.tiles_n, kParamsPerItem, {}};
   for (std::int64_t tm = 0; tm < plan.tiles_m; ++tm) {
-    for (std::int64_t tn = 0; tn < plan.tiles_n; ++tn) g.params.insert(g.params.end(), {tm, tn, 0, 0, 0, 0});
+    for (std::int64_t tn = 0; tn < plan.tiles_n; ++tn) g.params.insert(g.params.end(), {tm, tn, 0, 0, 0, 0, tm * plan.tiles_n + tn});
   }
   k.grid.push_back(std::move(g));
   return k;
@@ -70,9 +70,8 @@ LoweredGemm lower_gemm(const Problem& p, const Schedule& s_in, const hw::GpuSpec
     s.split_k = pick_split_k(p, s, spec);
     out.notes.push_back(fmt::format("split-K factor not in the kernel name: picked {} (fill {} SMs)", s.split_k, spec.sm.count));
   }
-  if (s.stream_k) {
-    throw InputError(fmt::format("schedule \"{}\": stream-K lowering is not implemented yet (use split-K or a "
-                                 "data-parallel schedule)", s.name));
+  if (s.stream_k && s.family == Family::ampere_multistage) {
+    throw InputError(fmt::format("schedule \"{}\": stream-K is modelled for the warp-specialised families only", s.name));
   }
   LoweringRegistry registry;
   register_builtin_lowerings(registry);
@@ -87,6 +86,7 @@ LoweredGemm lower_gemm(const Problem& p, const Schedule& s_in, const hw::GpuSpec
   }
   out.graph.name = fmt::format("gemm {}x{}x{} {}", p.m, p.n, p.k, to_string(p.a_type));
   out.graph.kernels.push_back(std::move(main));
+  if (s.stream_k) out.graph.flags.push_back(graph::Flag{"tile_fixup", graph::FlagScope::gpu});
   if (plan.splits > 1) {
     out.graph.kernels.push_back(splitk_reduce_kernel(p, s, plan));
   }

@@ -16,6 +16,47 @@ std::int64_t resident_clusters(const hw::GpuSpec& spec, int cluster_size, int ct
   return std::max<std::int64_t>(1, n);
 }
 
+std::vector<std::vector<WorkItem>> stream_k_items(const Plan& plan, const std::vector<TileCoord>& tiles, std::int64_t ctas) {
+  const std::int64_t total = static_cast<std::int64_t>(tiles.size()) * plan.k_iters;
+  std::vector<std::vector<WorkItem>> out(static_cast<std::size_t>(ctas));
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> pieces(tiles.size());  // (cta, item)
+  for (std::int64_t c = 0; c < ctas; ++c) {
+    std::int64_t i = total * c / ctas;
+    const std::int64_t end = total * (c + 1) / ctas;
+    while (i < end) {
+      const std::int64_t t = i / plan.k_iters;
+      const std::int64_t k0 = i % plan.k_iters;
+      const std::int64_t k1 = std::min(plan.k_iters, k0 + (end - i));
+      WorkItem w;
+      w.tile_m = tiles[static_cast<std::size_t>(t)].m;
+      w.tile_n = tiles[static_cast<std::size_t>(t)].n;
+      w.tile_id = w.tile_m * plan.tiles_n + w.tile_n;
+      w.k_base = k0;
+      w.k_iters = k1 - k0;
+      pieces[static_cast<std::size_t>(t)].emplace_back(c, out[static_cast<std::size_t>(c)].size());
+      out[static_cast<std::size_t>(c)].push_back(w);
+      i += k1 - k0;
+    }
+  }
+  for (const auto& ps : pieces) {
+    if (ps.size() < 2) continue;
+    WorkItem* owner = nullptr;
+    std::vector<std::int64_t> peers;
+    for (auto [c, j] : ps) {
+      WorkItem& w = out[c][j];
+      if (w.k_base == 0) {
+        owner = &w;
+      } else {
+        w.fixup = Fixup::contribute;
+        peers.push_back(w.k_base);
+      }
+    }
+    owner->fixup = Fixup::own;
+    owner->peers = peers;
+  }
+  return out;
+}
+
 Plan make_plan(const Problem& p, const Schedule& s, const hw::GpuSpec& spec, int ctas_per_sm) {
   if (s.tile.m <= 0 || s.tile.n <= 0 || s.tile.k <= 0)
     throw InputError(fmt::format("schedule \"{}\": tile {}x{}x{} must be positive", s.name, s.tile.m, s.tile.n, s.tile.k));
@@ -36,6 +77,14 @@ Plan make_plan(const Problem& p, const Schedule& s, const hw::GpuSpec& spec, int
   const std::int64_t blocks_m = (plan.tiles_m + plan.cluster_m - 1) / plan.cluster_m;
   const std::int64_t blocks_n = (plan.tiles_n + plan.cluster_n - 1) / plan.cluster_n;
   const auto blocks = block_order(blocks_m, blocks_n, s.raster, s.swizzle);
+  if (s.stream_k) {
+    if (cluster_size != 1 || plan.splits != 1)
+      throw InputError(fmt::format("schedule \"{}\": stream-K is modelled without clusters and split-K", s.name));
+    const std::int64_t ctas = std::min<std::int64_t>(static_cast<std::int64_t>(blocks.size()) * plan.k_iters,
+                                                     resident_clusters(spec, 1, ctas_per_sm));
+    plan.ctas = stream_k_items(plan, blocks, ctas);
+    return plan;
+  }
   // Work units: (block, split) in hand-out order; splits of one tile are adjacent.
   const std::int64_t units = static_cast<std::int64_t>(blocks.size()) * plan.splits;
   const std::int64_t clusters = s.persistent ? std::min(units, resident_clusters(spec, cluster_size, ctas_per_sm)) : units;
@@ -55,6 +104,8 @@ Plan make_plan(const Problem& p, const Schedule& s, const hw::GpuSpec& spec, int
         w.k_base = split * plan.k_iters_per_split;
         w.rank_m = rm;
         w.rank_n = rn;
+        w.tile_id = w.tile_m * plan.tiles_n + w.tile_n;
+        w.k_iters = plan.k_iters_per_split;
         const std::int64_t cta = cluster * cluster_size + rm * plan.cluster_n + rn;
         plan.ctas[static_cast<std::size_t>(cta)].push_back(w);
       }

@@ -45,6 +45,7 @@ const std::map<std::string, Family> kFamilies{{"ampere_multistage", Family::ampe
 const std::map<std::string, WarpSpecialization> kWs{{"none", WarpSpecialization::none},
                                                      {"cooperative", WarpSpecialization::cooperative},
                                                      {"pingpong", WarpSpecialization::pingpong}};
+const std::map<std::string, Epilogue> kEpilogue{{"store", Epilogue::store}, {"bias_activation", Epilogue::bias_activation}};
 const std::map<std::string, Raster> kRaster{{"along_m", Raster::along_m}, {"along_n", Raster::along_n}};
 
 }  // namespace
@@ -91,13 +92,14 @@ Schedule parse_schedule(const nlohmann::json& j, std::string_view origin) {
     else if (key == "b_type") s.b_type = as_dtype(v, where);
     else if (key == "c_type") s.c_type = as_dtype(v, where);
     else if (key == "reads_c") s.reads_c = as_bool(v, where);
+    else if (key == "epilogue") s.epilogue = parse_enum(v, kEpilogue, where);
     else if (key == "name") {
       if (!v.is_string()) throw InputError(where + ": expected a string");
       s.name = v.get<std::string>();
     } else {
       throw InputError(fmt::format("{}: unknown key (valid: family, tile, stages, warp_specialization, "
                                    "consumer_warpgroups, warps, cluster, tma_multicast, raster, swizzle, persistent, "
-                                   "split_k, stream_k, two_sm, a_type, b_type, c_type, reads_c, name)", where));
+                                   "split_k, stream_k, two_sm, a_type, b_type, c_type, reads_c, epilogue, name)", where));
     }
   }
   return s;
@@ -134,7 +136,8 @@ nlohmann::json to_json(const Schedule& s) {
           {"a_type", to_string(s.a_type)},
           {"b_type", to_string(s.b_type)},
           {"c_type", to_string(s.c_type)},
-          {"reads_c", s.reads_c}};
+          {"reads_c", s.reads_c},
+          {"epilogue", s.epilogue == Epilogue::bias_activation ? "bias_activation" : "store"}};
 }
 
 }  // namespace tgsim::gemm

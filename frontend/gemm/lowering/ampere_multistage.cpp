@@ -34,7 +34,7 @@ std::int64_t ampere_shared_memory(const Problem& p, const Schedule& s) {
   return static_cast<std::int64_t>(s.stages * stage);
 }
 
-graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Plan& plan, int items) {
+graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Plan& plan, int items) {  // NOLINT
   frontend::TemplateBuilder b("tile");
   const int warps = std::max(1, s.warps);
   const int role = b.role("warps", 0, warps);
@@ -77,7 +77,7 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Pla
       prev = mma;
     }
     const int threads = 32 * warps;
-    const int cvt = b.add(simt_node(fmt::format("cvt{}", j), role, 2.0 * c_elems / threads, threads));
+    const int cvt = b.add(simt_node(fmt::format("cvt{}", j), role, epilogue_ops_per_element(s.epilogue) * c_elems / threads, threads));
     b.edge(prev, cvt);
     const double out_bytes = split ? c_elems * 4.0 : c_elems * element_bytes(p.c_type);
     const int st_smem = b.add(smem_node(fmt::format("stsm{}", j), role, out_bytes));
@@ -111,7 +111,9 @@ class AmpereLowering final : public KernelLowering {
     k.cta.registers_per_thread = std::min(232, 65536 / k.cta.threads / 8 * 8);
     k.cta.shared_memory = Bytes{ampere_shared_memory(p, s)};
     (void)spec;
-    fill_grid(k, plan, [&](int items) { return build_template(p, s, plan, items); });
+    fill_grid(k, plan, [&](const std::vector<WorkItem>& items) {
+      return build_template(p, s, plan, static_cast<int>(items.size()));
+    });
     return k;
   }
 };

@@ -32,7 +32,7 @@ class BlackwellLowering final : public KernelLowering {
     Schedule coop = s;
     coop.warp_specialization = WarpSpecialization::cooperative;
     const WsVariant v{TensorInst::tcgen05, 2, true};
-    fill_grid(k, plan, [&](int items) { return build_ws_template(p, coop, plan, v, items); });
+    fill_grid(k, plan, [&](const std::vector<WorkItem>& items) { return build_ws_template(p, coop, plan, v, items); });
     return k;
   }
 };

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <map>
 
+#include <fmt/format.h>
+
 namespace tgsim::gemm {
 
 void declare_tensors(graph::Kernel& k, const Problem& p, const Plan& plan) {
@@ -60,14 +62,19 @@ graph::Node smem_node(std::string id, int role, double bytes) {
   return n;
 }
 
-void fill_grid(graph::Kernel& k, const Plan& plan, const std::function<graph::CtaTemplate(int items)>& make_template) {
-  std::map<int, int> template_for_items;
+void fill_grid(graph::Kernel& k, const Plan& plan, const TemplateMaker& make_template) {
+  std::map<std::vector<std::int64_t>, int> template_for_shape;
   for (const auto& items : plan.ctas) {
     const int n = static_cast<int>(items.size());
-    auto [it, inserted] = template_for_items.try_emplace(n, static_cast<int>(k.templates.size()));
+    std::vector<std::int64_t> shape;
+    for (const auto& w : items) {
+      shape.insert(shape.end(), {w.k_iters, static_cast<std::int64_t>(w.fixup), w.fixup == Fixup::own ? w.tile_id : -1});
+      shape.insert(shape.end(), w.peers.begin(), w.peers.end());
+    }
+    auto [it, inserted] = template_for_shape.try_emplace(shape, static_cast<int>(k.templates.size()));
     if (inserted) {
-      k.templates.push_back(make_template(n));
-      k.templates.back().name = n == 1 ? "tile" : std::to_string(n) + "_tiles";
+      k.templates.push_back(make_template(items));
+      k.templates.back().name = fmt::format("{}_{}", n == 1 ? "tile" : std::to_string(n) + "_tiles", it->second);
     }
     if (k.grid.empty() || k.grid.back().template_index != it->second) {
       k.grid.push_back(graph::CtaGroup{it->second, 0, n * kParamsPerItem, {}});
@@ -75,10 +82,12 @@ void fill_grid(graph::Kernel& k, const Plan& plan, const std::function<graph::Ct
     auto& g = k.grid.back();
     ++g.count;
     for (const auto& w : items) {
-      g.params.insert(g.params.end(), {w.tile_m, w.tile_n, w.k_base, w.rank_m, w.rank_n, w.split});
+      g.params.insert(g.params.end(), {w.tile_m, w.tile_n, w.k_base, w.rank_m, w.rank_n, w.split, w.tile_id});
     }
   }
 }
+
+double epilogue_ops_per_element(Epilogue e) { return e == Epilogue::bias_activation ? 10.0 : 2.0; }
 
 int mma_k(DType t) { return static_cast<int>(256 / dtype_bits(t)); }
 

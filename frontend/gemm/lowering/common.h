@@ -27,9 +27,14 @@ graph::Node mma_node(std::string id, int role, TensorInst inst, DType dtype, std
 graph::Node simt_node(std::string id, int role, double ops, int threads);
 graph::Node smem_node(std::string id, int role, double bytes);
 
-// Groups consecutive CTAs with the same number of work items into CtaGroups, building one
-// template per item count with `make_template(items)`.
-void fill_grid(graph::Kernel& k, const Plan& plan, const std::function<graph::CtaTemplate(int items)>& make_template);
+// Groups consecutive CTAs whose work items have the same shape (count, K iterations, fix-up role)
+// into CtaGroups, building one template per distinct shape with `make_template(items)`.
+using TemplateMaker = std::function<graph::CtaTemplate(const std::vector<WorkItem>& items)>;
+void fill_grid(graph::Kernel& k, const Plan& plan, const TemplateMaker& make_template);
+
+// SIMT instructions per output element in the epilogue: scale + convert, plus bias add and an
+// activation (SiLU/GELU: an exp on the SFU and a few FMAs) for a fused epilogue.
+double epilogue_ops_per_element(Epilogue e);
 
 // wgmma/tcgen05/mma.sync K per instruction: 32 bytes of input (k16 for 16-bit, k8 tf32, k32 fp8).
 int mma_k(DType t);

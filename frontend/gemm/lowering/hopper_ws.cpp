@@ -41,7 +41,8 @@ std::int64_t ws_shared_memory(const Problem& p, const Schedule& s, const hw::Gpu
 }
 
 graph::CtaTemplate build_ws_template(const Problem& p, const Schedule& s, const Plan& plan, const WsVariant& v,
-                                     int items) {
+                                     const std::vector<WorkItem>& work) {
+  const int items = static_cast<int>(work.size());
   frontend::TemplateBuilder b("tile");
   const bool pingpong = s.warp_specialization == WarpSpecialization::pingpong;
   const int wgs = std::max(1, s.consumer_warpgroups);
@@ -74,8 +75,9 @@ graph::CtaTemplate build_ws_template(const Problem& p, const Schedule& s, const 
   std::vector<int> store_of(static_cast<std::size_t>(items), -1);
   for (int j = 0; j < items; ++j) {
     const int role = pingpong ? consumers[static_cast<std::size_t>(j) % consumers.size()] : consumers[0];
+    const WorkItem& w = work[static_cast<std::size_t>(j)];
     int prev = -1;
-    for (std::int64_t k = 0; k < plan.k_iters_per_split; ++k) {
+    for (std::int64_t k = 0; k < w.k_iters; ++k) {
       const std::string sfx = fmt::format("{}_{}", j, k);
       const int la = b.add(memory_node("ldA" + sfx, NodeKind::load, MemEngine::tma, producer, a_bytes, t_a,
                                        {item_param(j, p_tile_m), item_param(j, p_k_base, k), item_param(j, p_rank_n)}, mc_a));
@@ -102,15 +104,55 @@ graph::CtaTemplate build_ws_template(const Problem& p, const Schedule& s, const 
       prev = mma;
     }
     last_mma[static_cast<std::size_t>(j)] = prev;
-    // Epilogue.
+    // Stream-K: a piece that does not hold K iteration 0 posts an fp32 partial and signals the
+    // tile's flag; the owner waits for all of them, reads and adds them, then runs the epilogue.
+    if (w.fixup == Fixup::contribute) {
+      const int cvt = b.add(simt_node(fmt::format("cvtP{}", j), role, c_elems / consumer_threads, consumer_threads));
+      b.edge(prev, cvt);
+      const int st = b.add(memory_node(fmt::format("stP{}", j), NodeKind::store, MemEngine::tma, role, c_elems * 4.0,
+                                       t_workspace, {item_param(j, p_tile_id), item_param(j, p_k_base), {}}));
+      b.edge(cvt, st);
+      graph::Node sig;
+      sig.id = fmt::format("post{}", j);
+      sig.kind = NodeKind::signal;
+      sig.role = role;
+      sig.flag = graph::FlagRef{0, item_param(j, p_tile_id)};
+      const int post = b.add(sig);
+      b.edge(st, post);
+      last_mma[static_cast<std::size_t>(j)] = prev;
+      acc_free[static_cast<std::size_t>(j)] = cvt;
+      store_of[static_cast<std::size_t>(j)] = st;
+      continue;
+    }
     int before = prev;
+    if (w.fixup == Fixup::own) {
+      graph::Node wait;
+      wait.id = fmt::format("fixup{}", j);
+      wait.kind = NodeKind::wait;
+      wait.role = role;
+      wait.flag = graph::FlagRef{0, item_param(j, p_tile_id)};
+      wait.value = static_cast<std::int64_t>(w.peers.size());
+      const int wt = b.add(wait);
+      b.edge(prev, wt, EdgeKind::order);
+      const int add = b.add(simt_node(fmt::format("addP{}", j), role, c_elems * static_cast<double>(w.peers.size()) / consumer_threads,
+                                      consumer_threads));
+      for (std::int64_t peer : w.peers) {
+        const int ld = b.add(memory_node(fmt::format("ldP{}_{}", j, peer), NodeKind::load, MemEngine::tma, role,
+                                         c_elems * 4.0, t_workspace, {item_param(j, p_tile_id), {-1, peer}, {}}));
+        b.edge(wt, ld, EdgeKind::order);
+        b.edge(ld, add);
+      }
+      before = add;
+    }
+    // Epilogue.
     if (s.reads_c && !split) {
       const int lc = b.add(memory_node(fmt::format("ldC{}", j), NodeKind::load, MemEngine::tma, role,
                                        c_elems * element_bytes(p.c_type), t_c, {item_param(j, p_tile_m), item_param(j, p_tile_n), {}}));
       b.edge(prev, lc, EdgeKind::order);
       before = lc;
     }
-    const int cvt = b.add(simt_node(fmt::format("cvt{}", j), role, 2.0 * c_elems / consumer_threads, consumer_threads));
+    const int cvt = b.add(simt_node(fmt::format("cvt{}", j), role, epilogue_ops_per_element(s.epilogue) * c_elems / consumer_threads,
+                                          consumer_threads));
     b.edge(before, cvt);
     const double out_bytes = split ? c_elems * 4.0 : c_elems * element_bytes(p.c_type);
     const int st_smem = b.add(smem_node(fmt::format("stsm{}", j), role, out_bytes));
@@ -152,7 +194,7 @@ class HopperLowering final : public KernelLowering {
     k.cta.shared_memory = Bytes{ws_shared_memory(p, s, spec)};
     k.cta.cluster = {plan.cluster_m * plan.cluster_n, 1, 1};
     const WsVariant v{TensorInst::wgmma, 1, false};
-    fill_grid(k, plan, [&](int items) { return build_ws_template(p, s, plan, v, items); });
+    fill_grid(k, plan, [&](const std::vector<WorkItem>& items) { return build_ws_template(p, s, plan, v, items); });
     return k;
   }
 };

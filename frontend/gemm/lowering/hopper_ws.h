@@ -12,6 +12,7 @@ struct WsVariant {
 };
 
 std::int64_t ws_shared_memory(const Problem& p, const Schedule& s, const hw::GpuSpec& spec);
-graph::CtaTemplate build_ws_template(const Problem& p, const Schedule& s, const Plan& plan, const WsVariant& v, int items);
+graph::CtaTemplate build_ws_template(const Problem& p, const Schedule& s, const Plan& plan, const WsVariant& v,
+                                     const std::vector<WorkItem>& items);
 
 }  // namespace tgsim::gemm
