@@ -1,5 +1,5 @@
 // A GEMM schedule: how a kernel tiles and pipelines C[M,N] = A[M,K] * B[K,N]. Pure data: it can
-// come from JSON (docs/gemm-schedules.md), command-line flags, an imported kernel name
+// come from JSON (docs/gemm.md), command-line flags, an imported kernel name
 // (frontend/gemm/kernel_names.h) or the default-schedule rule. Lowering turns it into a tile graph.
 #pragma once
 

@@ -92,7 +92,8 @@ struct TmaSpec {
 };
 
 struct LaunchSpec {
-  Duration kernel_overhead{0};      // gap between back-to-back kernels on one stream
+  Duration kernel_overhead{0};      // launch onto an idle stream: from the stream being ready to the first CTA
+  Duration queued_kernel_gap{0};    // a kernel already queued behind a running one: gap after it ends
   Duration graph_kernel_overhead{0};  // the same inside a CUDA graph
   Duration cta_launch{0};           // block scheduler: time to start a CTA on a free slot
   bool operator==(const LaunchSpec&) const = default;

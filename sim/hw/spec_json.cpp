@@ -130,6 +130,7 @@ LaunchSpec read_launch(const ObjectReader& r) {
   LaunchSpec l;
   l.kernel_overhead = r.duration("kernel_overhead");
   l.graph_kernel_overhead = r.duration("graph_kernel_overhead");
+  l.queued_kernel_gap = r.has("queued_kernel_gap") ? r.duration("queued_kernel_gap") : l.kernel_overhead;
   l.cta_launch = r.duration("cta_launch");
   return l;
 }
@@ -157,7 +158,7 @@ GpuSpec read_document(const nlohmann::json& doc, ReadContext& ctx) {
   if (top.has("tma") || spec.compute_capability >= 90) {
     spec.tma = read_tma(top.section("tma", {"issue_latency", "efficient_request"}));
   }
-  spec.launch = read_launch(top.section("launch", {"kernel_overhead", "graph_kernel_overhead", "cta_launch"}));
+  spec.launch = read_launch(top.section("launch", {"kernel_overhead", "queued_kernel_gap", "graph_kernel_overhead", "cta_launch"}));
   if (top.has("notes")) spec.notes = top.text("notes");
   spec.sources = ctx.sources();
   check_gpu_spec(spec, ctx);
