@@ -53,7 +53,7 @@ bool Simulator::choose_sms(const CompiledKernel& ck, int gpu, std::vector<int>& 
 bool Simulator::place_cluster(KernelRun& kr, TimePoint now) {
   const CompiledKernel& ck = compiled_.kernels[static_cast<std::size_t>(kr.index)];
   const graph::Kernel& src = *ck.source;
-  std::vector<int> chosen;
+  std::vector<int>& chosen = chosen_sms_;
   if (!choose_sms(ck, src.gpu, chosen)) return false;
   for (int sm_index : chosen) {
     while (kr.next_cta >= ck.group_end[kr.next_group]) ++kr.next_group;
@@ -70,7 +70,8 @@ bool Simulator::place_cluster(KernelRun& kr, TimePoint now) {
     CtaRun& c = ctas_[slot];
     c.active = true;
     c.kernel = kr.index;
-    c.tmpl = grp.template_index;
+    c.kr = &kr;
+    c.run = &kr.templates[static_cast<std::size_t>(grp.template_index)];
     c.cta = kr.next_cta;
     c.sm = sm_index;
     c.params = grp.params.empty() ? nullptr : grp.params.data() + (kr.next_cta - group_start) * grp.params_per_cta;
@@ -100,24 +101,22 @@ void Simulator::schedule_ctas(TimePoint now) {
 
 void Simulator::start_cta(std::uint32_t slot, TimePoint now) {
   CtaRun& c = ctas_[slot];
-  const CompiledTemplate& t = compiled_.kernels[static_cast<std::size_t>(c.kernel)].templates[static_cast<std::size_t>(c.tmpl)];
-  const std::size_t n = t.nodes.size();
+  const TemplateRun& tr = *c.run;
+  const std::size_t n = tr.initial.size();
   c.start = now;
   c.remaining = static_cast<int>(n);
-  c.pending.resize(n);
-  c.ready_at.assign(n, now);
-  c.gate.assign(n, -1);
-  c.t_ready.resize(n);
-  c.t_start.resize(n);
-  c.t_done.assign(n, kNever);
-  c.hit.assign(n, 0);
+  c.nodes.assign(tr.initial.begin(), tr.initial.end());  // reuses the slot's buffer
+  // Only retired memory nodes' hits are read back (critical path), so stale values need no reset.
+  if (detail_) c.hit.resize(n);
   c.last_done = -1;
-  for (std::size_t i = 0; i < n; ++i) c.pending[i] = t.nodes[i].indegree;
   if (n == 0) {
     finish_cta(slot, now);
     return;
   }
-  for (std::int32_t r : t.roots) dispatch(slot, r, now);
+  for (std::int32_t r : tr.tmpl->roots) {
+    c.nodes[static_cast<std::size_t>(r)].ready_at = now;
+    dispatch(c, r, now);
+  }
 }
 
 void Simulator::finish_cta(std::uint32_t slot, TimePoint now) {
@@ -132,7 +131,7 @@ void Simulator::finish_cta(std::uint32_t slot, TimePoint now) {
   sm.lanes &= ~(1ULL << (c.lane & 63));
   if (options_.critical_path && now >= last_cta_end_) {
     last_cta_end_ = now;
-    record_critical_path(c);
+    keep_for_critical_path(c);
   }
   if (options_.trace) {
     options_.trace->cta(CtaSlice{sm.gpu, sm.index, c.lane, c.kernel, ck.source->name, c.cta, c.start, now});
@@ -143,6 +142,20 @@ void Simulator::finish_cta(std::uint32_t slot, TimePoint now) {
   ++kr.done_ctas;
   finish_kernel_if_done(kr, now);
   schedule_ctas(now);
+}
+
+// The CTA finishing last so far: take its node times (by swapping buffers, O(1)); the slot gets
+// the previous holder's buffers, which start_cta overwrites. Analysed once, at the end of run().
+void Simulator::keep_for_critical_path(CtaRun& c) {
+  if (!last_cta_) last_cta_ = std::make_unique<CtaRun>();
+  CtaRun& keep = *last_cta_;
+  keep.kernel = c.kernel;
+  keep.kr = c.kr;
+  keep.run = c.run;
+  keep.start = c.start;
+  keep.last_done = c.last_done;
+  keep.nodes.swap(c.nodes);
+  keep.hit.swap(c.hit);
 }
 
 }  // namespace tgsim::engine

@@ -39,22 +39,22 @@ std::string queue_label(const CompiledNode& n) {
 }  // namespace
 
 void Simulator::record_critical_path(const CtaRun& c) {
-  const CompiledTemplate& t =
-      compiled_.kernels[static_cast<std::size_t>(c.kernel)].templates[static_cast<std::size_t>(c.tmpl)];
+  const CompiledTemplate& t = *c.run->tmpl;
   std::map<std::string, Duration> parts;
   std::int32_t cur = c.last_done;
   while (cur >= 0) {
     const auto i = static_cast<std::size_t>(cur);
     const CompiledNode& n = t.nodes[i];
-    parts[activity(n, c.hit[i] != 0)] += c.t_done[i] - c.t_start[i];
-    if (c.t_start[i] > c.t_ready[i]) parts[queue_label(n)] += c.t_start[i] - c.t_ready[i];
-    const std::int32_t g = c.gate[i];
+    const NodeState& x = c.nodes[i];
+    parts[activity(n, c.hit[i] != 0)] += x.done - x.start;
+    if (x.start > x.ready_at) parts[queue_label(n)] += x.start - x.ready_at;  // dispatched at ready_at
+    const std::int32_t g = x.gate;
     if (g < 0) break;
-    const Duration gap = c.t_ready[i] - c.t_done[static_cast<std::size_t>(g)];
+    const Duration gap = x.ready_at - c.nodes[static_cast<std::size_t>(g)].done;
     if (gap > Duration{0}) parts[t.nodes[static_cast<std::size_t>(g)].kind == graph::NodeKind::mma ? "mma result latency" : "edge latency"] += gap;
     cur = g;
   }
-  const KernelRun& kr = kernels_[static_cast<std::size_t>(c.kernel)];
+  const KernelRun& kr = *c.kr;
   if (c.start > kr.start) parts["waiting for an SM (earlier CTAs, CTA launch)"] += c.start - kr.start;
   if (kr.start > TimePoint{0}) parts["earlier kernels and launch gaps"] += kr.start;
   critical_.clear();
@@ -71,10 +71,10 @@ void Simulator::check_finished() const {
     const CtaRun& c = ctas_[slot];
     if (!c.active) continue;
     const CompiledKernel& ck = compiled_.kernels[static_cast<std::size_t>(c.kernel)];
-    const CompiledTemplate& t = ck.templates[static_cast<std::size_t>(c.tmpl)];
+    const CompiledTemplate& t = *c.run->tmpl;
     for (std::size_t i = 0; i < t.nodes.size(); ++i) {
-      if (c.t_done[i] != kNever) continue;  // retired
-      if (c.pending[i] > 0) {
+      if (c.nodes[i].pending == kRetired) continue;
+      if (c.nodes[i].pending > 0) {
         ++blocked;
         continue;
       }

@@ -24,18 +24,27 @@ std::pair<std::uint8_t, int> role_placement(const graph::Role& role, int warps_u
   return {mask, *std::max_element(per_sp.begin(), per_sp.end())};
 }
 
-double tensor_rate(const hw::GpuSpec& spec, TensorInst inst, DType dtype, const std::string& where) {
+// Where a node sits in the graph; formatted only for an error message, as compiling is per node.
+struct NodePath {
+  const std::string& tmpl;
+  std::size_t index;
+  const std::string& id;
+  std::string str() const { return fmt::format("{}/nodes/{} ({})", tmpl, index, id); }
+};
+
+double tensor_rate(const hw::GpuSpec& spec, TensorInst inst, DType dtype, const NodePath& where) {
   const auto by_inst = spec.tensor.flops_per_cycle.find(inst);
   if (by_inst != spec.tensor.flops_per_cycle.end()) {
     const auto it = by_inst->second.find(dtype);
     if (it != by_inst->second.end() && it->second > 0) return it->second;
   }
-  throw InputError(fmt::format("{}: GPU \"{}\" has no {} tensor-core path for {}", where, spec.name, to_string(inst),
+  throw InputError(fmt::format("{}: GPU \"{}\" has no {} tensor-core path for {}", where.str(), spec.name,
+                               to_string(inst),
                                to_string(dtype)));
 }
 
 void compile_compute(CompiledNode& c, const graph::Node& n, const graph::Role& role, const hw::GpuSpec& spec,
-                     const std::string& where) {
+                     const NodePath& where) {
   const int sps = spec.sm.sub_partitions;
   switch (n.kind) {
     case NodeKind::mma: {
@@ -81,8 +90,7 @@ void compile_compute(CompiledNode& c, const graph::Node& n, const graph::Role& r
 }
 
 CompiledTemplate compile_template(const graph::CtaTemplate& t, const hw::GpuSpec& spec,
-                                  const std::map<std::string, int>& tensor_ids, const graph::Kernel& k,
-                                  const std::string& where) {
+                                  const std::vector<int>& tensor_ids, const std::string& where) {
   CompiledTemplate ct;
   ct.name = t.name;
   const auto n = t.nodes.size();
@@ -91,7 +99,7 @@ CompiledTemplate compile_template(const graph::CtaTemplate& t, const hw::GpuSpec
   for (std::size_t i = 0; i < n; ++i) {
     const graph::Node& src = t.nodes[i];
     CompiledNode& c = ct.nodes[i];
-    const std::string node_where = fmt::format("{}/nodes/{} ({})", where, i, src.id);
+    const NodePath node_where{where, i, src.id};
     ct.node_ids.push_back(src.id);
     c.kind = src.kind;
     c.role = src.role;
@@ -106,13 +114,13 @@ CompiledTemplate compile_template(const graph::CtaTemplate& t, const hw::GpuSpec
         c.fetch_bytes = (src.bytes.value + src.multicast - 1) / std::max(1, src.multicast);
         c.engine = src.engine;
         c.tile = src.tile;
-        c.tensor_key = src.tile.tensor >= 0 ? tensor_ids.at(k.tensors.at(static_cast<std::size_t>(src.tile.tensor)).name) : -1;
+        c.tensor_key = src.tile.tensor >= 0 ? tensor_ids.at(static_cast<std::size_t>(src.tile.tensor)) : -1;
         c.latency_cycles = src.cycles.value;
         break;
       case NodeKind::remote_put:
       case NodeKind::remote_get:
         throw InputError(fmt::format("{}: {} needs a multi-GPU system with NVLink, which this build does not model yet",
-                                     node_where, graph::to_string(src.kind)));
+                                     node_where.str(), graph::to_string(src.kind)));
       case NodeKind::signal:
       case NodeKind::wait:
         c.pipe = Pipe::sync;
@@ -184,9 +192,11 @@ CompiledGraph compile_graph(const graph::TileGraph& g, const hw::GpuSpec& spec) 
     ck.source = &k;
     ck.index = static_cast<int>(ki);
     compile_resources(ck, k, spec, where);
+    std::vector<int> kernel_tensor_ids;  // the kernel's tensor index -> graph-wide id (by name)
+    for (const auto& t : k.tensors) kernel_tensor_ids.push_back(tensor_ids.at(t.name));
     for (std::size_t ti = 0; ti < k.templates.size(); ++ti) {
       ck.templates.push_back(
-          compile_template(k.templates[ti], spec, tensor_ids, k, fmt::format("{}/templates/{}", where, ti)));
+          compile_template(k.templates[ti], spec, kernel_tensor_ids, fmt::format("{}/templates/{}", where, ti)));
     }
     std::int64_t end = 0;
     double cycles_8bit = 0, cycles_all = 0;

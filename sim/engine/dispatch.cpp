@@ -12,127 +12,146 @@
 namespace tgsim::engine {
 namespace {
 
-std::uint64_t token(std::uint32_t slot, std::int32_t node) {
-  return (static_cast<std::uint64_t>(slot) << 32) | static_cast<std::uint32_t>(node);
+// A flow's token names the node and carries whether its L2 lookup hit (bit 31 of the node field;
+// node indices are non-negative int32).
+constexpr std::uint64_t kHitBit = 1ULL << 31;
+
+// Write-backs of dirty L2 lines: traffic on HBM that no node waits for.
+constexpr std::uint64_t kWritebackToken = ~std::uint64_t{0};
+
+std::uint64_t token(std::uint32_t slot, std::int32_t node, bool hit) {
+  return (static_cast<std::uint64_t>(slot) << 32) | static_cast<std::uint32_t>(node) | (hit ? kHitBit : 0);
+}
+
+void prefetch(const void* p) {
+#if defined(__GNUC__)
+  __builtin_prefetch(p, 1);  // for writing
+#else
+  (void)p;
+#endif
 }
 
 }  // namespace
 
-void Simulator::dispatch(std::uint32_t slot, std::int32_t node, TimePoint now) {
-  CtaRun& c = ctas_[slot];
-  const CompiledNode& n =
-      compiled_.kernels[static_cast<std::size_t>(c.kernel)].templates[static_cast<std::size_t>(c.tmpl)].nodes[static_cast<std::size_t>(node)];
-  c.t_ready[static_cast<std::size_t>(node)] = now;
+void Simulator::dispatch(CtaRun& c, std::int32_t node, TimePoint now) {
+  const TemplateRun& tr = *c.run;
+  const RunNode& n = tr.nodes[static_cast<std::size_t>(node)];
+  // node_done reads the successors' states, usually their first touch since the CTA started (a
+  // cache miss on large templates); start fetching them while this node is in flight.
+  for (std::uint32_t e = n.succ_begin; e < n.succ_end; ++e) {
+    prefetch(&c.nodes[static_cast<std::size_t>(tr.edges[e].to)]);
+  }
   switch (n.pipe) {
     case Pipe::tensor:
     case Pipe::simt:
-    case Pipe::smem: dispatch_compute(c, n, node, now); break;
-    case Pipe::memory: dispatch_memory(c, n, node, now); break;
-    case Pipe::sync: dispatch_sync(c, n, node, now); break;
+    case Pipe::smem: dispatch_compute(c, node, now); break;
+    case Pipe::memory: dispatch_memory(c, node, now); break;
+    case Pipe::sync: dispatch_sync(c, node, now); break;
     case Pipe::none:
-      c.t_start[static_cast<std::size_t>(node)] = now;
-      queue_.push(now + cycles(c, n.latency_cycles), EventType::node_done, slot, static_cast<std::uint32_t>(node));
+      if (detail_) c.nodes[static_cast<std::size_t>(node)].start = now;
+      queue_.push(now + n.latency, EventType::node_done, slot_of(c), static_cast<std::uint32_t>(node));
       break;
   }
 }
 
-void Simulator::dispatch_compute(CtaRun& c, const CompiledNode& n, std::int32_t node, TimePoint now) {
+void Simulator::dispatch_compute(CtaRun& c, std::int32_t node, TimePoint now) {
   Sm& sm = sms_[static_cast<std::size_t>(c.sm)];
-  const Duration occupancy = cycles(c, n.occupancy_cycles);
+  const RunNode& n = c.run->nodes[static_cast<std::size_t>(node)];
   TimePoint start = now;
-  const int sps = spec_.sm.sub_partitions;
   if (n.pipe == Pipe::smem) {
     start = std::max(start, sm.smem_free);
-    sm.smem_free = start + occupancy;
-    sm.smem_busy_ps += static_cast<double>(occupancy.count());
+    sm.smem_free = start + n.occupancy;
+    sm.smem_busy_ps += static_cast<double>(n.occupancy.count());
   } else {
+    // The node waits for every sub-partition it uses, then holds them all.
     auto& free_at = n.pipe == Pipe::tensor ? sm.tensor_free : sm.simt_free;
-    for (int sp = 0; sp < sps; ++sp) {
-      if (n.sub_partitions & (1u << sp)) start = std::max(start, free_at[static_cast<std::size_t>(sp)]);
+    for (unsigned m = n.sub_partitions; m != 0; m &= m - 1) {
+      start = std::max(start, free_at[static_cast<std::size_t>(std::countr_zero(m))]);
     }
-    for (int sp = 0; sp < sps; ++sp) {
-      if (n.sub_partitions & (1u << sp)) free_at[static_cast<std::size_t>(sp)] = start + occupancy;
+    for (unsigned m = n.sub_partitions; m != 0; m &= m - 1) {
+      free_at[static_cast<std::size_t>(std::countr_zero(m))] = start + n.occupancy;
     }
-    const double share = static_cast<double>(std::popcount(n.sub_partitions)) / sps * static_cast<double>(occupancy.count());
     if (n.pipe == Pipe::tensor) {
-      sm.tensor_busy_ps += share;
+      sm.tensor_busy_ps += n.busy_share;
       sm.flops += n.flops;
-      kernels_[static_cast<std::size_t>(c.kernel)].tensor_busy_ps += share;
+      c.kr->tensor_busy_ps += n.busy_share;
     } else {
-      sm.simt_busy_ps += share;
+      sm.simt_busy_ps += n.busy_share;
     }
   }
-  const auto slot = static_cast<std::uint32_t>(&c - ctas_.data());
-  c.t_start[static_cast<std::size_t>(node)] = start;
-  queue_.push(start + occupancy + cycles(c, n.latency_cycles), EventType::node_done, slot, static_cast<std::uint32_t>(node));
+  if (detail_) c.nodes[static_cast<std::size_t>(node)].start = start;
+  queue_.push(start + n.occupancy + n.latency, EventType::node_done, slot_of(c), static_cast<std::uint32_t>(node));
 }
 
-void Simulator::dispatch_memory(CtaRun& c, const CompiledNode& n, std::int32_t node, TimePoint now) {
+void Simulator::dispatch_memory(CtaRun& c, std::int32_t node, TimePoint now) {
   Sm& sm = sms_[static_cast<std::size_t>(c.sm)];
-  const auto slot = static_cast<std::uint32_t>(&c - ctas_.data());
-  const std::size_t dir = n.kind == graph::NodeKind::store ? 1 : 0;
+  const std::size_t dir = c.run->nodes[static_cast<std::size_t>(node)].is_store ? 1 : 0;
   if (sm.mem_busy[dir]) {
-    sm.mem_queue[dir].push_back({slot, node});
+    sm.mem_queue[dir].push_back({slot_of(c), node});
     return;
   }
   sm.mem_busy[dir] = true;
-  start_transfer(slot, node, now);
+  start_transfer(c, node, now);
 }
 
-void Simulator::start_transfer(std::uint32_t slot, std::int32_t node, TimePoint now) {
-  CtaRun& c = ctas_[slot];
-  const CompiledNode& n =
-      compiled_.kernels[static_cast<std::size_t>(c.kernel)].templates[static_cast<std::size_t>(c.tmpl)].nodes[static_cast<std::size_t>(node)];
+void Simulator::start_transfer(CtaRun& c, std::int32_t node, TimePoint now) {
+  const CompiledNode& n = c.run->tmpl->nodes[static_cast<std::size_t>(node)];
   Sm& sm = sms_[static_cast<std::size_t>(c.sm)];
   const bool is_store = n.kind == graph::NodeKind::store;
   bool hit = false;
   if (n.tensor_key >= 0) {
     const TileKey key{sm.gpu, n.tensor_key, coord(c, n.tile.coords[0]), coord(c, n.tile.coords[1]),
                       coord(c, n.tile.coords[2])};
-    hit = l2_[static_cast<std::size_t>(sm.gpu)]->access(key, Bytes{n.fetch_bytes}, is_store);
+    L2Model& l2 = *l2_[static_cast<std::size_t>(sm.gpu)];
+    hit = l2.access(key, Bytes{n.fetch_bytes}, is_store);
+    if (const std::int64_t wb = l2.take_writeback(); wb > 0) {
+      flows_.start(writeback_route_[static_cast<std::size_t>(sm.gpu)], Bytes{wb}, now, kWritebackToken);
+    }
   }
   // Stores are written back to HBM; loads that hit stay on the SM-L2 path.
   const bool via_hbm = is_store || !hit;
   if (!is_store) (hit ? l2_hits_ : l2_misses_)++;
-  c.hit[static_cast<std::size_t>(node)] = hit ? 1 : 0;
-  c.t_start[static_cast<std::size_t>(node)] = now;
+  if (detail_) {
+    c.hit[static_cast<std::size_t>(node)] = hit ? 1 : 0;
+    c.nodes[static_cast<std::size_t>(node)].start = now;
+  }
   sm.port_bytes += static_cast<double>(n.fetch_bytes);
-  flows_.start(via_hbm ? sm.route_miss : sm.route_hit, Bytes{n.fetch_bytes}, now, token(slot, node));
+  flows_.start(via_hbm ? sm.route_miss : sm.route_hit, Bytes{n.fetch_bytes}, now, token(slot_of(c), node, hit));
 }
 
 void Simulator::flows_done(TimePoint now) {
   completed_flows_.clear();
   flows_.take_completed(now, completed_flows_);
   for (std::uint64_t t : completed_flows_) {
+    if (t == kWritebackToken) continue;
     const auto slot = static_cast<std::uint32_t>(t >> 32);
-    const auto node = static_cast<std::int32_t>(t & 0xffffffffu);
+    const auto node = static_cast<std::int32_t>(t & (kHitBit - 1));
+    const bool hit = (t & kHitBit) != 0;
     CtaRun& c = ctas_[slot];
-    const CompiledNode& n =
-        compiled_.kernels[static_cast<std::size_t>(c.kernel)].templates[static_cast<std::size_t>(c.tmpl)].nodes[static_cast<std::size_t>(node)];
-    const bool is_store = n.kind == graph::NodeKind::store;
-    double lat = n.latency_cycles;
-    lat += (is_store || c.hit[static_cast<std::size_t>(node)]) ? spec_.l2.hit_latency.value : spec_.hbm.latency.value;
-    if (n.engine == graph::MemEngine::tma) lat += spec_.tma.issue_latency.value;
-    queue_.push(now + cycles(c, lat), EventType::node_done, slot, static_cast<std::uint32_t>(node));
+    const auto i = static_cast<std::size_t>(node);
+    const RunNode& n = c.run->nodes[i];
+    queue_.push(now + (hit ? n.after_hit : n.after_miss), EventType::node_done, slot, static_cast<std::uint32_t>(node));
     // The SM's port is free for its next request in that direction.
+    const std::size_t dir = n.is_store ? 1 : 0;
     Sm& sm = sms_[static_cast<std::size_t>(c.sm)];
-    auto& q = sm.mem_queue[is_store ? 1 : 0];
+    auto& q = sm.mem_queue[dir];
     if (q.empty()) {
-      sm.mem_busy[is_store ? 1 : 0] = false;
+      sm.mem_busy[dir] = false;
     } else {
       const auto next = q.front();
       q.pop_front();
-      start_transfer(next.slot, next.node, now);
+      start_transfer(ctas_[next.slot], next.node, now);
     }
   }
 }
 
-void Simulator::dispatch_sync(CtaRun& c, const CompiledNode& n, std::int32_t node, TimePoint now) {
-  const auto slot = static_cast<std::uint32_t>(&c - ctas_.data());
+void Simulator::dispatch_sync(CtaRun& c, std::int32_t node, TimePoint now) {
+  const CompiledNode& n = c.run->tmpl->nodes[static_cast<std::size_t>(node)];
+  const auto slot = slot_of(c);
   const int gpu = sms_[static_cast<std::size_t>(c.sm)].gpu;
   FlagSlot& f = flags_[TileKey{gpu, n.flag, coord(c, n.flag_index), 0, 0}];
-  c.t_start[static_cast<std::size_t>(node)] = now;
-  const TimePoint done = now + cycles(c, n.latency_cycles);
+  if (detail_) c.nodes[static_cast<std::size_t>(node)].start = now;
+  const TimePoint done = now + c.run->nodes[static_cast<std::size_t>(node)].latency;
   if (n.kind == graph::NodeKind::wait) {
     if (f.value >= n.value) {
       queue_.push(done, EventType::node_done, slot, static_cast<std::uint32_t>(node));
@@ -148,10 +167,8 @@ void Simulator::dispatch_sync(CtaRun& c, const CompiledNode& n, std::int32_t nod
   auto keep = f.waiters.begin();
   for (auto it = f.waiters.begin(); it != f.waiters.end(); ++it) {
     if (it->threshold <= f.value) {
-      CtaRun& w = ctas_[it->slot];
-      const CompiledNode& wn = compiled_.kernels[static_cast<std::size_t>(w.kernel)]
-                                   .templates[static_cast<std::size_t>(w.tmpl)]
-                                   .nodes[static_cast<std::size_t>(it->node)];
+      const CtaRun& w = ctas_[it->slot];
+      const CompiledNode& wn = w.run->tmpl->nodes[static_cast<std::size_t>(it->node)];
       queue_.push(now + cycles(w, wake_cycles + wn.latency_cycles), EventType::node_done, it->slot,
                   static_cast<std::uint32_t>(it->node));
     } else {
@@ -164,37 +181,44 @@ void Simulator::dispatch_sync(CtaRun& c, const CompiledNode& n, std::int32_t nod
 
 void Simulator::node_done(std::uint32_t slot, std::int32_t node, TimePoint now) {
   CtaRun& c = ctas_[slot];
-  const CompiledTemplate& t =
-      compiled_.kernels[static_cast<std::size_t>(c.kernel)].templates[static_cast<std::size_t>(c.tmpl)];
-  const CompiledNode& n = t.nodes[static_cast<std::size_t>(node)];
-  c.t_done[static_cast<std::size_t>(node)] = now;
+  const TemplateRun& tr = *c.run;
+  const RunNode& n = tr.nodes[static_cast<std::size_t>(node)];
+  NodeState* states = c.nodes.data();
+  states[node].pending = kRetired;
   c.last_done = node;
   ++node_executions_;
-  if (options_.trace) {
-    const Sm& sm = sms_[static_cast<std::size_t>(c.sm)];
-    if (options_.trace->wants_nodes(sm.gpu, sm.index)) {
-      options_.trace->node(NodeSlice{sm.gpu, sm.index, c.lane, c.kernel, c.cta, t.role_names[static_cast<std::size_t>(n.role)],
-                                     t.node_ids[static_cast<std::size_t>(node)], graph::to_string(n.kind),
-                                     c.t_start[static_cast<std::size_t>(node)], now});
-    }
+  if (detail_) {
+    states[node].done = now;
+    if (options_.trace) trace_node(c, node, now);
   }
   for (std::uint32_t e = n.succ_begin; e < n.succ_end; ++e) {
-    const std::int32_t s = t.succ[e];
-    const auto si = static_cast<std::size_t>(s);
-    const TimePoint ready = now + (t.succ_delay_cycles[e] > 0 ? cycles(c, t.succ_delay_cycles[e]) : Duration{0});
-    if (ready >= c.ready_at[si]) {
-      c.ready_at[si] = ready;
-      c.gate[si] = node;
+    const RunEdge& edge = tr.edges[e];
+    NodeState& succ = states[edge.to];
+    const TimePoint ready = now + edge.delay;
+    if (ready >= succ.ready_at) {
+      succ.ready_at = ready;
+      succ.gate = node;
     }
-    if (--c.pending[si] == 0) {
-      if (c.ready_at[si] > now) {
-        queue_.push(c.ready_at[si], EventType::node_ready, slot, static_cast<std::uint32_t>(s));
+    if (--succ.pending == 0) {
+      if (succ.ready_at > now) {
+        queue_.push(succ.ready_at, EventType::node_ready, slot, static_cast<std::uint32_t>(edge.to));
       } else {
-        dispatch(slot, s, now);
+        dispatch(c, edge.to, now);
       }
     }
   }
   if (--c.remaining == 0) finish_cta(slot, now);
+}
+
+void Simulator::trace_node(const CtaRun& c, std::int32_t node, TimePoint now) {
+  const Sm& sm = sms_[static_cast<std::size_t>(c.sm)];
+  if (!options_.trace->wants_nodes(sm.gpu, sm.index)) return;
+  const CompiledTemplate& t = *c.run->tmpl;
+  const auto i = static_cast<std::size_t>(node);
+  const CompiledNode& n = t.nodes[i];
+  options_.trace->node(NodeSlice{sm.gpu, sm.index, c.lane, c.kernel, c.cta,
+                                 t.role_names[static_cast<std::size_t>(n.role)], t.node_ids[i],
+                                 graph::to_string(n.kind), c.nodes[i].start, now});
 }
 
 }  // namespace tgsim::engine

@@ -7,7 +7,8 @@
 namespace tgsim::engine {
 
 // Pass 1 at the boost clock gives each kernel's tensor duty; the clock model turns that into the
-// kernel's clock; pass 2 (only if some clock differs) gives the result. Throws like Simulator.
+// kernel's clock; passes 2 and 3 (only where a clock moves) solve the clock's fixed point
+// (simulate.cpp). With options.kernel_clock_hz set, one pass at those clocks. Throws like Simulator.
 Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const SimOptions& options = {});
 
 }  // namespace tgsim::engine

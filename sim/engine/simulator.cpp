@@ -1,7 +1,9 @@
 #include "sim/engine/simulator.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
+#include <cmath>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -15,6 +17,7 @@ Simulator::Simulator(const graph::TileGraph& graph, const hw::GpuSpec& spec, Sim
     : graph_(graph), spec_(spec), options_(std::move(options)), compiled_(compile_graph(graph, spec)) {
   if (spec_.sm.sub_partitions < 1 || spec_.sm.sub_partitions > kMaxSubPartitions)
     throw InputError(fmt::format("/sm/sub_partitions: must be 1..{}", kMaxSubPartitions));
+  detail_ = options_.critical_path || options_.trace != nullptr;
   build_machine();
 }
 
@@ -25,8 +28,11 @@ void Simulator::build_machine() {
   const double boost = spec_.clock.boost.value;
   for (int g = 0; g < gpus; ++g) {
     l2_.push_back(make_l2_model(options_.l2_model, spec_.l2.capacity));
+    if (options_.l2_starts_dirty) l2_.back()->fill_dirty(spec_.l2.capacity);
     l2_link_.push_back(flows_.add_link(fmt::format("gpu{}.l2", g), spec_.l2.bandwidth));
     hbm_link_.push_back(flows_.add_link(fmt::format("gpu{}.hbm", g), spec_.hbm.bandwidth * spec_.hbm.efficiency));
+    const FlowNetwork::LinkId writeback[] = {hbm_link_.back()};  // L2 evicting dirty lines to HBM
+    writeback_route_.push_back(flows_.add_route(writeback));
     int gpc = 0;
     int in_gpc = 0;
     for (int s = 0; s < spec_.sm.count; ++s) {
@@ -58,7 +64,10 @@ void Simulator::build_machine() {
     kr.index = static_cast<int>(k);
     std::vector<int> preds(src.after.begin(), src.after.end());
     const std::int64_t stream_key = (static_cast<std::int64_t>(src.gpu) << 32) + src.stream;
-    if (auto it = last_in_stream.find(stream_key); it != last_in_stream.end()) preds.push_back(it->second);
+    if (auto it = last_in_stream.find(stream_key); it != last_in_stream.end()) {
+      preds.push_back(it->second);
+      kr.queued = true;
+    }
     last_in_stream[stream_key] = static_cast<int>(k);
     std::sort(preds.begin(), preds.end());
     preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
@@ -68,11 +77,58 @@ void Simulator::build_machine() {
 }
 
 Duration Simulator::cycles(const CtaRun& c, double n) const {
-  return Duration{static_cast<std::int64_t>(std::llround(n * kernels_[static_cast<std::size_t>(c.kernel)].period_ps))};
+  return Duration{static_cast<std::int64_t>(std::llround(n * c.kr->period_ps))};
 }
 
-std::int64_t Simulator::coord(const CtaRun& c, const graph::Coord& x) const {
-  return (x.param >= 0 ? c.params[x.param] : 0) + x.offset;
+// Rounds every node time of the kernel's templates once, with the arithmetic of cycles() (same
+// operands, same order), so the replay adds precomputed picoseconds and stays bit-identical.
+void Simulator::prepare_templates(KernelRun& kr) {
+  const CompiledKernel& ck = compiled_.kernels[static_cast<std::size_t>(kr.index)];
+  const double period = kr.period_ps;
+  const auto ps = [period](double n) { return Duration{static_cast<std::int64_t>(std::llround(n * period))}; };
+  const int sps = spec_.sm.sub_partitions;
+  kr.templates.clear();
+  kr.templates.resize(ck.templates.size());
+  for (std::size_t ti = 0; ti < ck.templates.size(); ++ti) {
+    const CompiledTemplate& t = ck.templates[ti];
+    TemplateRun& tr = kr.templates[ti];
+    tr.tmpl = &t;
+    tr.nodes.resize(t.nodes.size());
+    tr.initial.resize(t.nodes.size());
+    for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+      const CompiledNode& n = t.nodes[i];
+      RunNode& r = tr.nodes[i];
+      r.occupancy = ps(n.occupancy_cycles);
+      r.latency = ps(n.latency_cycles);
+      if (n.pipe == Pipe::tensor || n.pipe == Pipe::simt) {
+        r.busy_share =
+            static_cast<double>(std::popcount(n.sub_partitions)) / sps * static_cast<double>(r.occupancy.count());
+      }
+      if (n.pipe == Pipe::memory) {
+        // Stores are acknowledged by L2; loads see L2 or HBM latency; TMA adds its issue cost.
+        const auto after = [&](double path_latency) {
+          double lat = n.latency_cycles;
+          lat += path_latency;
+          if (n.engine == graph::MemEngine::tma) lat += spec_.tma.issue_latency.value;
+          return ps(lat);
+        };
+        r.after_hit = after(spec_.l2.hit_latency.value);
+        r.after_miss = n.kind == graph::NodeKind::store ? r.after_hit : after(spec_.hbm.latency.value);
+      }
+      r.flops = n.flops;
+      r.succ_begin = n.succ_begin;
+      r.succ_end = n.succ_end;
+      r.pipe = n.pipe;
+      r.sub_partitions = static_cast<std::uint8_t>(n.sub_partitions & ((1u << sps) - 1));
+      r.is_store = n.kind == graph::NodeKind::store;
+      tr.initial[i].pending = n.indegree;
+    }
+    tr.edges.resize(t.succ.size());
+    for (std::size_t e = 0; e < t.succ.size(); ++e) {
+      tr.edges[e].to = t.succ[e];
+      tr.edges[e].delay = t.succ_delay_cycles[e] > 0 ? ps(t.succ_delay_cycles[e]) : Duration{0};
+    }
+  }
 }
 
 void Simulator::launch_ready_kernels(TimePoint now) {
@@ -80,7 +136,11 @@ void Simulator::launch_ready_kernels(TimePoint now) {
     if (kr.waiting_on == 0 && !kr.launched) {
       kr.launched = true;
       const graph::Kernel& src = graph_.kernels[static_cast<std::size_t>(kr.index)];
-      const Duration gap = src.in_cuda_graph ? spec_.launch.graph_kernel_overhead : spec_.launch.kernel_overhead;
+      // A kernel queued behind another on its stream starts a short GPU-side gap after it; one
+      // launched onto an idle stream pays the whole launch latency.
+      const Duration gap = src.in_cuda_graph ? spec_.launch.graph_kernel_overhead
+                           : kr.queued       ? spec_.launch.queued_kernel_gap
+                                             : spec_.launch.kernel_overhead;
       queue_.push(std::max(now, kr.ready_at) + gap, EventType::kernel_launch, static_cast<std::uint32_t>(kr.index));
     }
   }
@@ -95,6 +155,7 @@ void Simulator::start_kernel(int k, TimePoint now) {
   kr.hz = ki < options_.kernel_clock_hz.size() && options_.kernel_clock_hz[ki] > 0 ? options_.kernel_clock_hz[ki]
                                                                                    : spec_.clock.boost.value;
   kr.period_ps = 1e12 / kr.hz;
+  prepare_templates(kr);
   // Occupancy: how many of this kernel's CTAs one empty SM holds.
   Sm empty;
   while (fits(empty, ck) && empty.ctas < spec_.sm.max_ctas) {
@@ -129,24 +190,27 @@ Result Simulator::run() {
   launch_ready_kernels(kZeroTime);
   TimePoint now{0};
   while (true) {
+    // Flows finishing at the time of the next event go first.
     const TimePoint tf = flows_.next_completion();
-    if (queue_.empty() && tf == kNever) break;
-    if (tf != kNever && (queue_.empty() || tf <= queue_.top().time)) {
+    const TimePoint tq = queue_.next_time();  // kNever: no event left
+    if (tf == kNever && queue_.empty()) break;
+    if (tf != kNever && tf <= tq) {
       now = tf;
       flows_done(now);
       continue;
     }
     const Event e = queue_.pop();
     now = e.time;
-    switch (e.type) {
+    switch (e.type()) {
       case EventType::node_done: node_done(e.a, static_cast<std::int32_t>(e.b), now); break;
-      case EventType::node_ready: dispatch(e.a, static_cast<std::int32_t>(e.b), now); break;
+      case EventType::node_ready: dispatch(ctas_[e.a], static_cast<std::int32_t>(e.b), now); break;
       case EventType::cta_start: start_cta(e.a, now); break;
       case EventType::kernel_launch: start_kernel(static_cast<int>(e.a), now); break;
     }
   }
   flows_.settle(now);
   check_finished();
+  if (last_cta_) record_critical_path(*last_cta_);
   TimePoint end{0};
   for (const auto& kr : kernels_) end = std::max(end, kr.end);
   return collect(end);

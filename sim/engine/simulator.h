@@ -28,6 +28,10 @@ struct SimOptions {
   std::string l2_model = "tile_lru";
   TraceSink* trace = nullptr;  // not owned; may be null
   bool critical_path = true;
+  // L2 starts full of dirty lines, as after the usual L2 flush (writing a buffer larger than L2)
+  // or a previous kernel's output: evicting them costs HBM write bandwidth. false: empty L2.
+  // The tgsim program defaults to dirty (--l2-start); the library to a clean, empty L2.
+  bool l2_starts_dirty = false;
   // SM clock per kernel (Hz); empty or 0: the boost clock. engine::simulate fills it from the
   // clock model.
   std::vector<double> kernel_clock_hz;
@@ -49,10 +53,12 @@ class Simulator {
   struct CtaRun;
   struct KernelRun;
   struct FlagSlot;
+  struct TemplateRun;
 
   void build_machine();
   void launch_ready_kernels(TimePoint now);
   void start_kernel(int k, TimePoint now);
+  void prepare_templates(KernelRun& kr);
   void finish_kernel_if_done(KernelRun& kr, TimePoint now);
   void schedule_ctas(TimePoint now);
   bool place_cluster(KernelRun& kr, TimePoint now);
@@ -60,23 +66,26 @@ class Simulator {
   bool fits(const Sm& sm, const CompiledKernel& ck) const;
   void start_cta(std::uint32_t slot, TimePoint now);
   void finish_cta(std::uint32_t slot, TimePoint now);
-  void node_ready(std::uint32_t slot, std::int32_t node, TimePoint now);
-  void dispatch(std::uint32_t slot, std::int32_t node, TimePoint now);
-  void dispatch_compute(CtaRun& c, const CompiledNode& n, std::int32_t node, TimePoint now);
-  void dispatch_memory(CtaRun& c, const CompiledNode& n, std::int32_t node, TimePoint now);
-  void start_transfer(std::uint32_t slot, std::int32_t node, TimePoint now);
-  void dispatch_sync(CtaRun& c, const CompiledNode& n, std::int32_t node, TimePoint now);
+  void dispatch(CtaRun& c, std::int32_t node, TimePoint now);
+  void dispatch_compute(CtaRun& c, std::int32_t node, TimePoint now);
+  void dispatch_memory(CtaRun& c, std::int32_t node, TimePoint now);
+  void start_transfer(CtaRun& c, std::int32_t node, TimePoint now);
+  void dispatch_sync(CtaRun& c, std::int32_t node, TimePoint now);
   void node_done(std::uint32_t slot, std::int32_t node, TimePoint now);
+  void trace_node(const CtaRun& c, std::int32_t node, TimePoint now);
   void flows_done(TimePoint now);
+  void keep_for_critical_path(CtaRun& c);
   void record_critical_path(const CtaRun& c);
   void check_finished() const;
   Result collect(TimePoint end);
   std::int64_t coord(const CtaRun& c, const graph::Coord& x) const;
   Duration cycles(const CtaRun& c, double n) const;
+  std::uint32_t slot_of(const CtaRun& c) const;
 
   const graph::TileGraph& graph_;
   const hw::GpuSpec& spec_;
   SimOptions options_;
+  bool detail_ = false;  // keep per-node times (critical path or trace on)
   CompiledGraph compiled_;
   EventQueue queue_;
   FlowNetwork flows_;
@@ -87,11 +96,15 @@ class Simulator {
   std::vector<std::uint32_t> free_slots_;
   std::unordered_map<TileKey, FlagSlot, TileKeyHash> flags_;  // flag slots by (gpu, flag, index)
   std::vector<std::uint64_t> completed_flows_;  // scratch
+  std::vector<int> chosen_sms_;                 // scratch
   std::vector<FlowNetwork::LinkId> l2_link_, hbm_link_;  // per GPU
+  std::vector<FlowNetwork::RouteId> writeback_route_;     // per GPU
   std::int64_t node_executions_ = 0;
   std::int64_t l2_hits_ = 0;
   std::int64_t l2_misses_ = 0;
   TimePoint last_cta_end_{0};
+  // The CTA that finished last (its node times), analysed once at the end of the run.
+  std::unique_ptr<CtaRun> last_cta_;
   std::vector<CriticalSegment> critical_;
 };
 

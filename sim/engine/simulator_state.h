@@ -44,11 +44,59 @@ struct Simulator::Sm {
   FlowNetwork::RouteId route_miss = -1;
 };
 
+// What the replay reads of a node, in one cache line: its times at the kernel's SM clock, rounded
+// to picoseconds exactly as Simulator::cycles() rounds them (computed once per kernel launch, not
+// once per execution), and the hot fields of its CompiledNode (which keeps the cold ones: tile,
+// flag, names).
+struct RunNode {
+  Duration occupancy{0};   // compute: time the pipe is held
+  Duration latency{0};     // compute, sync, delay: result latency after the pipe (or at once)
+  Duration after_hit{0};   // memory: transfer end to usable result for an L2 hit (stores: always)
+  Duration after_miss{0};  // memory: the same for an HBM access
+  double busy_share = 0;   // tensor, SIMT: SM-equivalent busy time of one execution
+  double flops = 0;        // tensor
+  std::uint32_t succ_begin = 0;  // successor edges [succ_begin, succ_end) in TemplateRun::edges
+  std::uint32_t succ_end = 0;
+  Pipe pipe = Pipe::none;
+  std::uint8_t sub_partitions = 0;  // mask, limited to the SM's sub-partitions
+  bool is_store = false;
+};
+
+static_assert(sizeof(RunNode) <= 64, "RunNode should fit one cache line");
+
+struct RunEdge {
+  Duration delay{0};  // result latency this edge adds
+  std::int32_t to = 0;
+};
+
+// Replay state of one node of a running CTA. `ready_at` starts at 0 (roots: the CTA start): every
+// predecessor's result time is at or after the CTA start, so the first one always wins the
+// comparison in node_done. A node is dispatched at its final ready_at, so that is also when it
+// became ready (critical path). `start` and `done` are kept only when detail_ is on.
+struct NodeState {
+  TimePoint ready_at{0};     // latest result time among the predecessors seen so far
+  std::int32_t pending = 0;  // predecessors not yet retired; kRetired once the node itself has
+  std::int32_t gate = -1;    // predecessor whose result arrived last (-1: CTA start)
+  TimePoint start{0};        // resource granted
+  TimePoint done{0};         // result usable
+};
+constexpr std::int32_t kRetired = -1;
+
+// One template of a started kernel: its nodes and edges at the kernel's clock and the prototype
+// of a CTA's node states (copied, not rebuilt, when a CTA starts).
+struct Simulator::TemplateRun {
+  const CompiledTemplate* tmpl = nullptr;
+  std::vector<RunNode> nodes;
+  std::vector<RunEdge> edges;
+  std::vector<NodeState> initial;
+};
+
 struct Simulator::KernelRun {
   int index = 0;
   int waiting_on = 0;        // predecessors (stream order + after) not yet finished
   std::vector<int> successors;
   bool launched = false;      // launch event queued
+  bool queued = false;        // has a predecessor on its own stream
   bool started = false;       // launch event handled: CTAs may be placed
   bool finished = false;
   TimePoint ready_at{0};     // when all predecessors finished
@@ -61,26 +109,30 @@ struct Simulator::KernelRun {
   double hz = 1e9;
   int max_ctas_per_sm = 0;
   double tensor_busy_ps = 0;
+  std::vector<TemplateRun> templates;  // filled when the kernel starts (its clock is known then)
 };
 
 struct Simulator::CtaRun {
   bool active = false;
   int kernel = 0;
-  int tmpl = 0;
+  KernelRun* kr = nullptr;          // kernels_[kernel]
+  const TemplateRun* run = nullptr;  // kr->templates[template index]
   std::int64_t cta = 0;
   int sm = 0;  // global SM index
   int lane = 0;
   const std::int64_t* params = nullptr;
   int remaining = 0;
   TimePoint start{0};
-  std::vector<std::int32_t> pending;
-  std::vector<TimePoint> ready_at;
-  // per node timing for the critical path and trace
-  std::vector<std::int32_t> gate;  // predecessor whose result arrived last (-1: CTA start)
-  std::vector<TimePoint> t_ready, t_start, t_done;
-  std::vector<std::uint8_t> hit;  // memory nodes: 1 = L2 hit
+  std::vector<NodeState> nodes;
+  std::vector<std::uint8_t> hit;  // memory nodes: 1 = L2 hit (kept only when detail_ is on)
   std::int32_t last_done = -1;
 };
+
+inline std::uint32_t Simulator::slot_of(const CtaRun& c) const { return static_cast<std::uint32_t>(&c - ctas_.data()); }
+
+inline std::int64_t Simulator::coord(const CtaRun& c, const graph::Coord& x) const {
+  return (x.param >= 0 ? c.params[x.param] : 0) + x.offset;
+}
 
 struct Simulator::FlagSlot {
   std::int64_t value = 0;

@@ -1,14 +1,19 @@
 // tgsim_speed: how fast the simulator replays tile graphs (README "Speed").
 //   1. a synthetic graph of >= 1,000,000 node executions: 2,048 CTAs of a 512-node template mixing
 //      compute (wgmma, SIMT), shared-memory moves and L2-resident loads, on the H100 preset;
-//   2. the 8192x8192x8192 bf16 GEMM with a 128x256 Hopper schedule (the GEMM issue's target).
-// Prints node executions per second for each, best of 3 runs, on one thread.
+//   2. the 8192x8192x8192 bf16 GEMM with a 128x256 Hopper schedule (the GEMM issue's target);
+//   3. the same GEMM on the H200 through engine::simulate (all power-clock-model passes).
+// Prints node executions per second for each, best of 3 runs, on one thread, and a fingerprint of
+// the result (exact latency, event count, L2 hits, utilisations, critical path) so that engine
+// optimisations can be checked to leave results unchanged.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 
 #include "frontend/gemm/lower.h"
 #include "frontend/template_builder.h"
+#include "sim/engine/simulate.h"
 #include "sim/engine/simulator.h"
 #include "sim/hw/spec_json.h"
 
@@ -65,28 +70,62 @@ graph::TileGraph synthetic(int ctas, int iterations) {
   return g;
 }
 
-void measure(const char* what, const graph::TileGraph& g, const hw::GpuSpec& spec) {
+// Every number of a Result that the reports print, at full precision.
+void print_fingerprint(const engine::Result& r) {
+  std::printf("  latency %lld ps, %lld events, %lld nodes, L2 %lld hits %lld misses\n",
+              static_cast<long long>(r.latency.count()), static_cast<long long>(r.events),
+              static_cast<long long>(r.node_executions), static_cast<long long>(r.l2_hits),
+              static_cast<long long>(r.l2_misses));
+  for (const auto& k : r.kernels) {
+    std::printf("  kernel %s: %lld..%lld ps, tensor %.17g\n", k.name.c_str(), static_cast<long long>(k.start.count()),
+                static_cast<long long>(k.end.count()), k.tensor_utilisation);
+  }
+  for (const auto& s : r.resources) {
+    std::printf("  %s: busy %lld ps, utilisation %.17g, amount %.17g\n", s.name.c_str(),
+                static_cast<long long>(s.busy.count()), s.utilisation, s.amount);
+  }
+  for (const auto& c : r.critical_path) {
+    std::printf("  critical: %s %lld ps\n", c.what.c_str(), static_cast<long long>(c.time.count()));
+  }
+}
+
+// `run` simulates once and returns the Result.
+template <typename Run>
+void measure(const char* what, const Run& run, bool fingerprint) {
   double best = 1e30;
-  std::int64_t nodes = 0;
-  double latency_us = 0;
+  engine::Result r;
   for (int rep = 0; rep < 3; ++rep) {
     const auto t0 = std::chrono::steady_clock::now();
-    engine::Simulator sim(g, spec);
-    const auto r = sim.run();
+    r = run();
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     best = std::min(best, s);
-    nodes = r.node_executions;
-    latency_us = to_us(r.latency);
   }
   std::printf("%-44s %9lld node executions  %7.3f s  %6.2f M nodes/s  (simulated latency %.1f us)\n", what,
-              static_cast<long long>(nodes), best, static_cast<double>(nodes) / best * 1e-6, latency_us);
+              static_cast<long long>(r.node_executions), best, static_cast<double>(r.node_executions) / best * 1e-6,
+              to_us(r.latency));
+  if (fingerprint) print_fingerprint(r);
 }
 
 }  // namespace
 
-int main() {
+// Usage: tgsim_speed [--fingerprint] [synthetic|gemm|simulate] (default: all benchmarks).
+int main(int argc, char** argv) {
+  bool fingerprint = false;
+  const char* only = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--fingerprint") == 0) {
+      fingerprint = true;
+    } else {
+      only = argv[i];
+    }
+  }
+  const auto wanted = [&](const char* name) { return only == nullptr || std::strcmp(only, name) == 0; };
   const hw::GpuSpec h100 = hw::load_gpu_preset("h100", TGSIM_DEFAULT_CONFIG_DIR);
-  measure("synthetic: 2048 CTAs x 512 nodes", synthetic(2048, 128), h100);
+  if (wanted("synthetic")) {
+    const graph::TileGraph g = synthetic(2048, 128);
+    measure("synthetic: 2048 CTAs x 512 nodes", [&] { return engine::Simulator(g, h100).run(); }, fingerprint);
+  }
+  if (!wanted("gemm") && !wanted("simulate")) return 0;
   gemm::Problem p{8192, 8192, 8192, 1, DType::bf16, DType::bf16, DType::bf16};
   gemm::Schedule s;
   s.tile = {128, 256, 64};
@@ -94,10 +133,21 @@ int main() {
   s.cluster = {2, 1};
   s.persistent = true;
   s.name = "gemm_128x256x64_4stage_2x1";
-  const auto t0 = std::chrono::steady_clock::now();
-  const auto lowered = gemm::lower_gemm(p, s, h100);
-  const double lower_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("lowering 8192^3 GEMM to a tile graph: %.3f s\n", lower_s);
-  measure("gemm 8192^3 bf16, 128x256 Hopper schedule", lowered.graph, h100);
+  if (wanted("gemm")) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto lowered = gemm::lower_gemm(p, s, h100);
+    const double lower_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("lowering 8192^3 GEMM to a tile graph: %.3f s\n", lower_s);
+    measure("gemm 8192^3 bf16, 128x256 Hopper schedule", [&] { return engine::Simulator(lowered.graph, h100).run(); },
+            fingerprint);
+  }
+  if (wanted("simulate")) {
+    // The whole prediction on a GPU with a power-limited clock: engine::simulate replays the
+    // graph once per clock-model pass (the time is for all passes; nodes are one pass's).
+    const hw::GpuSpec h200 = hw::load_gpu_preset("h200", TGSIM_DEFAULT_CONFIG_DIR);
+    const auto lowered = gemm::lower_gemm(p, s, h200);
+    measure("gemm 8192^3 on H200, engine::simulate", [&] { return engine::simulate(lowered.graph, h200); },
+            fingerprint);
+  }
   return 0;
 }

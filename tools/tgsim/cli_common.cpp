@@ -34,16 +34,23 @@ void add_output_options(CLI::App& cmd, OutputOptions& o) {
   cmd.add_option("--l2-model", o.l2_model, "L2 hit model: tile_lru (reuse of whole tiles) or none (always miss)")
       ->capture_default_str()
       ->check(CLI::IsMember({"tile_lru", "none"}));
+  cmd.add_option("--l2-start", o.l2_start,
+                 "L2 at kernel start: dirty (full of written lines, as after an L2 flush or an earlier kernel; "
+                 "evicting them costs HBM writes) or clean (empty)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"dirty", "clean"}));
 }
 
 hw::GpuSpec load_gpu(const Context& ctx, const GpuOptions& o) {
   return hw::load_gpu_preset(o.gpu, ctx.config_dir(), o.overrides);
 }
 
-engine::Result simulate(const graph::TileGraph& g, const hw::GpuSpec& spec, const std::string& l2_model) {
+engine::Result simulate(const graph::TileGraph& g, const hw::GpuSpec& spec, const OutputOptions& out) {
   graph::validate_tile_graph(g, g.name);
   engine::SimOptions opts;
-  opts.l2_model = l2_model;
+  opts.l2_model = out.l2_model;
+  opts.l2_starts_dirty = out.l2_start == "dirty";
+  opts.critical_path = false;
   return engine::simulate(g, spec, opts);
 }
 
@@ -53,6 +60,7 @@ engine::Result simulate_and_report(const graph::TileGraph& g, const hw::GpuSpec&
   report::ChromeTrace trace(report::ChromeTraceOptions{out.trace_sms});
   engine::SimOptions opts;
   opts.l2_model = out.l2_model;
+  opts.l2_starts_dirty = out.l2_start == "dirty";
   if (!out.trace.empty()) opts.trace = &trace;
   const engine::Result r = engine::simulate(g, spec, opts);
   report::RunContext ctx{gpu.gpu, hw::to_json(spec), inputs};

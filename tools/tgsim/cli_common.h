@@ -25,6 +25,7 @@ struct OutputOptions {
   std::string trace;           // Chrome/Perfetto trace file
   int trace_sms = 4;           // SMs per GPU whose tile ops are traced (-1: all)
   std::string l2_model = "tile_lru";
+  std::string l2_start = "dirty";  // dirty | clean
 };
 
 // Program-wide settings, owned by main and handed to every subcommand (no globals).
@@ -45,7 +46,7 @@ engine::Result simulate_and_report(const graph::TileGraph& g, const hw::GpuSpec&
                                    const OutputOptions& out, const nlohmann::json& inputs, const std::string& preface);
 
 // Runs a simulation without printing (validate, autotune, sweeps).
-engine::Result simulate(const graph::TileGraph& g, const hw::GpuSpec& spec, const std::string& l2_model = "tile_lru");
+engine::Result simulate(const graph::TileGraph& g, const hw::GpuSpec& spec, const OutputOptions& out);
 
 void register_gpus(CLI::App& app, const Context& ctx);
 void register_run_graph(CLI::App& app, const Context& ctx);

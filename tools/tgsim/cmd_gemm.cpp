@@ -71,7 +71,7 @@ gemm::Schedule autotune(const gemm::Problem& p, const hw::GpuSpec& spec, const O
     std::cerr << fmt::format("\rautotune: {}/{} {}", i + 1, candidates.size(), candidates[i].name) << std::flush;
     try {
       const auto lowered = gemm::lower_gemm(p, candidates[i], spec);
-      results.emplace_back(to_us(simulate(lowered.graph, spec, out.l2_model).latency), lowered.schedule);
+      results.emplace_back(to_us(simulate(lowered.graph, spec, out).latency), lowered.schedule);
     } catch (const InputError&) {
       continue;  // a candidate that does not fit this GPU
     }

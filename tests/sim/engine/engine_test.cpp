@@ -60,7 +60,8 @@ TEST(Engine, FlowsRebalanceWhenOneEnds) {
   graph::TileGraph g = one_kernel(make_template({load_node("small", 1'000'000)}, {}));
   g.kernels.push_back(one_kernel(make_template({load_node("big", 3'000'000)}, {})).kernels[0]);
   g.kernels[1].stream = 1;
-  engine::Simulator sim(g, toy_gpu());
+  const hw::GpuSpec spec = toy_gpu();  // Simulator keeps a reference: the spec must outlive it
+  engine::Simulator sim(g, spec);
   auto r = sim.run();
   EXPECT_EQ(r.kernels[0].end.count(), 2'000'000 + 500'000);
   EXPECT_EQ(r.latency.count(), 4'000'000 + 500'000);
@@ -71,7 +72,8 @@ TEST(Engine, OneSmStreamsItsRequestsInOrder) {
   // overlapping the first one's latency: 1 us + 0.5 us, then 2 us + 0.5 us.
   auto g = one_kernel(make_template({load_node("a", 1'000'000), delay_node("x", 0), load_node("b", 1'000'000)},
                                     {{0, 1}}));
-  engine::Simulator sim(g, toy_gpu());
+  const hw::GpuSpec spec = toy_gpu();
+  engine::Simulator sim(g, spec);
   EXPECT_EQ(sim.run().latency.count(), 2'500'000);
 }
 
@@ -79,7 +81,8 @@ TEST(Engine, WavesOfCtas) {
   // 5 CTAs of 1000 cycles, one CTA per SM (shared memory), 2 SMs: ceil(5/2) = 3 waves.
   auto g = one_kernel(make_template({delay_node("d", 1000)}, {}), 5, 200 * 1024);
   EXPECT_EQ(simulate(g, toy_gpu(2)).count(), 3 * 1'000'000);
-  engine::Simulator sim(g, toy_gpu(2));
+  const hw::GpuSpec spec = toy_gpu(2);
+  engine::Simulator sim(g, spec);
   auto r = sim.run();
   ASSERT_EQ(r.kernels.size(), 1u);
   EXPECT_EQ(r.kernels[0].max_ctas_per_sm, 1);
@@ -101,11 +104,12 @@ TEST(Engine, TensorPipeIsSharedByCtasOnOneSm) {
 TEST(Engine, KernelsOnOneStreamRunBackToBackWithLaunchGap) {
   auto spec = toy_gpu();
   spec.launch.kernel_overhead = from_us(2);
+  spec.launch.queued_kernel_gap = from_ns(500);
   auto g = one_kernel(make_template({delay_node("d", 1000)}, {}));
   g.kernels.push_back(g.kernels[0]);
   g.kernels[1].name = "k2";
-  // gap, kernel, gap, kernel
-  EXPECT_EQ(simulate(g, spec).count(), 2 * 2'000'000 + 2 * 1'000'000);
+  // launch onto the idle stream, kernel, queued-kernel gap, kernel
+  EXPECT_EQ(simulate(g, spec).count(), 2'000'000 + 1'000'000 + 500'000 + 1'000'000);
 }
 
 TEST(Engine, KernelsOnTwoStreamsOverlap) {
@@ -153,7 +157,8 @@ TEST(Engine, DeadlockIsReportedWithTheStuckNode) {
     x.flags = g.flags;
     return x;
   }();
-  engine::Simulator sim(g, toy_gpu());
+  const hw::GpuSpec spec = toy_gpu();
+  engine::Simulator sim(g, spec);
   try {
     sim.run();
     FAIL() << "expected a deadlock";
@@ -171,11 +176,26 @@ TEST(Engine, L2HitAvoidsHbm) {
   graph::TileGraph g = one_kernel(make_template({load_node("a", 1'000'000), load_node("b", 1'000'000)}, {{0, 1}}));
   g.kernels[0].tensors.push_back(graph::Tensor{"A", Bytes{1'000'000}});
   for (auto& n : g.kernels[0].templates[0].nodes) n.tile.tensor = 0;
-  engine::Simulator sim(g, toy_gpu());
+  const hw::GpuSpec spec = toy_gpu();
+  engine::Simulator sim(g, spec);
   auto r = sim.run();
   EXPECT_EQ(r.l2_hits, 1);
   EXPECT_EQ(r.l2_misses, 1);
   EXPECT_EQ(r.latency.count(), 1'500'000 + 1'200'000);
+}
+
+TEST(Engine, DirtyL2WritesBackWhatItEvicts) {
+  // L2 starts full of dirty lines: a 1 MB miss must evict 1 MB of them, written back to HBM
+  // while the load streams in. Sharing HBM, both take 2 us: the load ends at 2 us + 500 ns.
+  auto spec = toy_gpu();
+  spec.l2.capacity = Bytes{1'000'000};
+  graph::TileGraph g = one_kernel(make_template({load_node("a", 1'000'000)}, {}));
+  g.kernels[0].tensors.push_back(graph::Tensor{"A", Bytes{1'000'000}});
+  g.kernels[0].templates[0].nodes[0].tile.tensor = 0;
+  engine::SimOptions opts;
+  opts.l2_starts_dirty = true;
+  EXPECT_EQ(engine::Simulator(g, spec, opts).run().latency.count(), 2'000'000 + 500'000);
+  EXPECT_EQ(engine::Simulator(g, spec).run().latency.count(), 1'000'000 + 500'000);  // clean L2
 }
 
 TEST(Engine, CtaThatDoesNotFitIsAnInputError) {

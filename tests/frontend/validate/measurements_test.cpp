@@ -1,0 +1,130 @@
+// Measurement CSV reader (frontend/validate/measurements.h): RFC 4180 quoting as profilers'
+// kernel names need it, and errors that name the file line.
+#include "frontend/validate/measurements.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "sim/units/error.h"
+
+namespace tgsim::validate {
+namespace {
+
+// The InputError message of parse_csv(text), or "" when it does not throw.
+std::string error_of(const std::string& text) {
+  try {
+    parse_csv(text, "m.csv");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(MeasurementsCsv, HeaderColumnsInFileOrderAndCellsByName) {
+  const Table t = parse_csv("op,M,time_us,extra\ngemm,128,5.5,x\ngemm,256,,y\n", "m.csv");
+  EXPECT_EQ(t.columns, (std::vector<std::string>{"op", "M", "time_us", "extra"}));
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.rows[0].line, 2);
+  EXPECT_EQ(t.rows[1].line, 3);
+  EXPECT_EQ(t.rows[0].get("M"), "128");
+  EXPECT_EQ(t.rows[0].get("extra"), "x");  // unknown columns are kept
+  EXPECT_EQ(t.rows[1].get("time_us"), "");  // empty cell: not given
+  EXPECT_EQ(t.rows[1].get("no_such_column"), "");
+  EXPECT_EQ(t.rows[0].number("time_us", "m.csv"), 5.5);
+  EXPECT_FALSE(t.rows[1].number("time_us", "m.csv").has_value());
+}
+
+TEST(MeasurementsCsv, QuotedCellsKeepCommasAndDoubledQuotes) {
+  const std::string text =
+      "op,kernel,time_us\n"
+      "gemm,\"cublasLt::splitKreduce_kernel<32, 16, int, float>\",12.5\n"
+      "gemm,\"say \"\"hi\"\", then go\",3\n";
+  const Table t = parse_csv(text, "m.csv");
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.rows[0].get("kernel"), "cublasLt::splitKreduce_kernel<32, 16, int, float>");
+  EXPECT_EQ(t.rows[0].get("time_us"), "12.5");
+  EXPECT_EQ(t.rows[1].get("kernel"), "say \"hi\", then go");
+}
+
+TEST(MeasurementsCsv, QuotedNewlineAndCrLfLineEndings) {
+  const Table t = parse_csv("a,b\r\n\"x\ny\",1\r\nz,2\r\n", "m.csv");
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.rows[0].get("a"), "x\ny");
+  EXPECT_EQ(t.rows[0].get("b"), "1");
+  EXPECT_EQ(t.rows[1].line, 4);  // the quoted newline counts as a line
+  EXPECT_EQ(t.rows[1].get("b"), "2");
+}
+
+TEST(MeasurementsCsv, NoTrailingNewlineAndBlankLinesSkipped) {
+  const Table t = parse_csv("a,b\n\n1,2\n\n3,4", "m.csv");
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.rows[0].line, 3);
+  EXPECT_EQ(t.rows[1].get("b"), "4");
+  EXPECT_EQ(t.rows[1].line, 5);
+}
+
+TEST(MeasurementsCsv, EscapeRoundTrips) {
+  EXPECT_EQ(csv_escape("plain"), "plain");
+  EXPECT_EQ(csv_escape("a, b"), "\"a, b\"");
+  EXPECT_EQ(csv_escape("say \"hi\""), "\"say \"\"hi\"\"\"");
+  const std::string cell = "k<1, 2> \"q\"";
+  const Table t = parse_csv("c,d\n" + csv_escape(cell) + ",x\n", "m.csv");
+  EXPECT_EQ(t.rows.at(0).get("c"), cell);
+}
+
+TEST(MeasurementsCsv, RaggedRowNamesItsLine) {
+  const std::string e = error_of("op,M,N\ngemm,1,2\ngemm,1\n");
+  EXPECT_NE(e.find("m.csv:3"), std::string::npos) << e;
+  EXPECT_NE(e.find("2 cells"), std::string::npos) << e;
+  EXPECT_NE(e.find("3 columns"), std::string::npos) << e;
+  EXPECT_NE(error_of("op,M\ngemm,1,2\n").find("m.csv:2"), std::string::npos);
+}
+
+TEST(MeasurementsCsv, EmptyFileIsAnError) {
+  EXPECT_NE(error_of("").find("empty"), std::string::npos);
+  EXPECT_NE(error_of("\n\n").find("empty"), std::string::npos);
+}
+
+TEST(MeasurementsCsv, UnterminatedQuoteNamesItsLine) {
+  const std::string e = error_of("a,b\n1,2\n\"open,3\n");
+  EXPECT_NE(e.find("m.csv:3"), std::string::npos) << e;
+  EXPECT_NE(e.find("unterminated"), std::string::npos) << e;
+}
+
+TEST(MeasurementsCsv, BadNumberNamesLineAndColumn) {
+  const Table t = parse_csv("op,time_us\ngemm,fast\n", "m.csv");
+  try {
+    (void)t.rows.at(0).number("time_us", "m.csv");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("m.csv:2"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("time_us"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("fast"), std::string::npos) << msg;
+  }
+}
+
+TEST(MeasurementsCsv, ReadCsvFromFileAndMissingFile) {
+  const auto dir = std::filesystem::temp_directory_path() / "tgsim_measurements_test";
+  std::filesystem::create_directories(dir);
+  const auto file = dir / "m.csv";
+  {
+    std::ofstream(file) << "op,time_us\ngemm,1.5\n";
+  }
+  const Table t = read_csv(file);
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(t.rows[0].get("time_us"), "1.5");
+  try {
+    read_csv(dir / "missing.csv");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("missing.csv"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tgsim::validate

@@ -1,0 +1,76 @@
+// `tgsim run-graph`, `gemm` and `lower gemm` on valid input: the JSON report, determinism, and
+// lowering then replaying a GEMM giving the same answer as simulating it directly.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/tools/cli_runner.h"
+
+namespace tgsim::cli_test {
+namespace {
+
+using CliRun = CliTest;
+
+nlohmann::json parse_json(const RunResult& r, const std::string& what) {
+  EXPECT_EQ(r.code, 0) << what << "\n" << r.err;
+  try {
+    return nlohmann::json::parse(r.out);
+  } catch (const nlohmann::json::exception& e) {
+    ADD_FAILURE() << what << ": stdout is not JSON: " << e.what() << "\n" << r.out;
+    return nlohmann::json::object();
+  }
+}
+
+TEST_F(CliRun, RunGraphJsonHasTheReportFields) {
+  const nlohmann::json j =
+      parse_json(run_tgsim("run-graph " + shell_quote(source("configs/graphs/pipeline.json")) + " --gpu h100 --json"),
+                 "run-graph pipeline.json --json");
+  for (const char* key : {"latency_us", "gpu", "resources", "bottleneck"}) {
+    EXPECT_TRUE(j.contains(key)) << "missing \"" << key << "\" in\n" << j.dump(2);
+  }
+  ASSERT_TRUE(j.contains("latency_us"));
+  EXPECT_TRUE(j["latency_us"].is_number());
+  EXPECT_GT(j["latency_us"].get<double>(), 0.0);
+}
+
+TEST_F(CliRun, TextReportAndTrace) {
+  const auto trace = tmp("pipeline.trace.json");
+  const RunResult r = run_tgsim("run-graph " + shell_quote(source("configs/graphs/pipeline.json")) + " --trace " + shell_quote(trace));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("latency"), std::string::npos) << r.out;
+  ASSERT_TRUE(std::filesystem::exists(trace));
+  const nlohmann::json t = nlohmann::json::parse(read_text(trace), nullptr, false);
+  EXPECT_FALSE(t.is_discarded()) << "trace is not JSON";
+}
+
+TEST_F(CliRun, IdenticalInputsGiveByteIdenticalJson) {
+  for (const std::string& args :
+       {"run-graph " + shell_quote(source("configs/graphs/pipeline.json")) + " --gpu h200 --json",
+        std::string("gemm --gpu h100 --m 1000 --n 768 --k 512 --dtype fp16 --json")}) {
+    const RunResult a = run_tgsim(args), b = run_tgsim(args);
+    EXPECT_EQ(a.code, 0) << args << "\n" << a.err;
+    EXPECT_FALSE(a.out.empty()) << args;
+    EXPECT_EQ(a.out, b.out) << args;
+  }
+}
+
+TEST_F(CliRun, LowerThenRunGraphMatchesGemm) {
+  const std::string problem = "--gpu h200 --m 512 --n 1024 --k 768 --dtype bf16";
+  const auto graph = tmp("gemm.json");
+  const RunResult lowered = run_tgsim("lower gemm " + problem + " --out " + shell_quote(graph));
+  ASSERT_EQ(lowered.code, 0) << lowered.err;
+  ASSERT_TRUE(std::filesystem::exists(graph));
+  const nlohmann::json direct = parse_json(run_tgsim("gemm " + problem + " --json"), "gemm --json");
+  const nlohmann::json replayed = parse_json(run_tgsim("run-graph " + shell_quote(graph) + " --gpu h200 --json"), "run-graph");
+  ASSERT_TRUE(direct.contains("latency_us") && replayed.contains("latency_us"));
+  EXPECT_DOUBLE_EQ(direct["latency_us"].get<double>(), replayed["latency_us"].get<double>());
+}
+
+TEST_F(CliRun, GemmTextReportIsReadable) {
+  const RunResult r = run_tgsim("gemm --gpu h200 --m 256 --n 256 --k 256 --dtype bf16");
+  EXPECT_EQ(r.code, 0) << r.err;
+  for (const char* part : {"latency", "bottleneck", "TFLOP/s"}) EXPECT_NE(r.out.find(part), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace tgsim::cli_test
