@@ -1,21 +1,17 @@
 // Writing the JSON form of a tile graph (graph_json.h). Builds ordered_json so that keys appear in
 // the order docs/tile-graph-format.md describes them rather than alphabetically.
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
-#include <system_error>
 
 #include "sim/graph/graph_json.h"
 #include "sim/graph/node_json.h"
+#include "sim/units/atomic_file.h"
 #include "sim/units/error.h"
 
 namespace tgsim::graph {
@@ -244,35 +240,6 @@ void pretty(const Json& v, std::size_t indent, std::size_t column, std::string& 
   out += std::string(indent, ' ') + (v.is_object() ? "}" : "]");
 }
 
-std::system_error write_error(const std::filesystem::path& path) {
-  return std::system_error(errno, std::generic_category(), fmt::format("cannot write {}", path.string()));
-}
-
-// Writes `text` to a fresh temporary file in `path`'s directory, flushed to disk, and returns its name.
-std::string write_temporary(const std::filesystem::path& path, const std::string& text) {
-  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  std::string temp = (dir / fmt::format(".{}.tmp-XXXXXX", path.filename().string())).string();
-  const int fd = mkstemp(temp.data());
-  if (fd < 0) throw write_error(path);
-  std::size_t written = 0;
-  bool ok = fchmod(fd, 0644) == 0;
-  while (ok && written < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0;
-    if (ok) written += static_cast<std::size_t>(n);
-  }
-  ok = ok && fsync(fd) == 0;
-  const int saved_errno = errno;
-  ok = (close(fd) == 0) && ok;
-  if (!ok) {
-    unlink(temp.c_str());
-    errno = saved_errno;
-    throw write_error(path);
-  }
-  return temp;
-}
-
 }  // namespace
 
 nlohmann::json to_json(const TileGraph& g) { return nlohmann::json(graph_to_json(g)); }
@@ -284,19 +251,7 @@ std::string format_tile_graph(const TileGraph& g) {
 }
 
 void write_tile_graph(const TileGraph& g, const std::filesystem::path& path) {
-  const std::string text = format_tile_graph(g) + "\n";
-  try {
-    const std::string temp = write_temporary(path, text);
-    std::error_code ec;
-    std::filesystem::rename(temp, path, ec);
-    if (ec) {
-      std::error_code ignored;
-      std::filesystem::remove(temp, ignored);
-      throw std::system_error(ec, fmt::format("cannot write {}", path.string()));
-    }
-  } catch (const std::system_error& e) {
-    throw InputError(e.what());
-  }
+  write_file_atomically(path, format_tile_graph(g) + "\n");
 }
 
 }  // namespace tgsim::graph

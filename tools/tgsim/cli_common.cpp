@@ -8,7 +8,7 @@
 #include "sim/engine/simulate.h"
 #include "sim/graph/validate.h"
 #include "sim/hw/spec_json.h"
-#include "sim/report/atomic_write.h"
+#include "sim/units/atomic_file.h"
 #include "sim/report/chrome_trace.h"
 #include "sim/report/report.h"
 
@@ -64,7 +64,7 @@ engine::Result simulate_and_report(const graph::TileGraph& g, const hw::GpuSpec&
   if (!out.trace.empty()) opts.trace = &trace;
   const engine::Result r = engine::simulate(g, spec, opts);
   report::RunContext ctx{gpu.gpu, hw::to_json(spec), inputs};
-  if (!out.trace.empty()) report::write_file_atomically(out.trace, trace.to_json_text(g.name));
+  if (!out.trace.empty()) write_file_atomically(out.trace, trace.to_json_text(g.name));
   if (out.json) {
     std::cout << report::result_to_json(r, ctx).dump(2) << "\n";
   } else {

@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 
 #include "frontend/validate/validate.h"
-#include "sim/report/atomic_write.h"
+#include "sim/units/atomic_file.h"
 #include "sim/units/error.h"
 #include "tools/tgsim/cli_common.h"
 
@@ -132,10 +132,10 @@ void register_validate(CLI::App& app, const Context& ctx) {
           if (progress) std::cerr << fmt::format("\rvalidate: {}/{} rows", d, n) << (d == n ? "\n" : "") << std::flush;
         });
     const std::string csv = rows_csv(table, rep);
-    if (!o->rows_out.empty()) report::write_file_atomically(o->rows_out, csv);
+    if (!o->rows_out.empty()) write_file_atomically(o->rows_out, csv);
     if (!o->plot.empty()) {
       const auto tmp = std::filesystem::temp_directory_path() / fmt::format("tgsim_rows_{}.csv", ::getpid());
-      report::write_file_atomically(tmp, csv);
+      write_file_atomically(tmp, csv);
       const std::string cmdline = fmt::format("{} {}/plot/validation_plot.py \"{}\" \"{}\"", python(), TGSIM_TOOLS_DIR,
                                               tmp.string(), o->plot);
       const int rc = std::system(cmdline.c_str());
