@@ -23,7 +23,10 @@ std::vector<std::string> PredictorRegistry::ops() const {
   return out;
 }
 
-void register_builtin_predictors(PredictorRegistry& r) { r.add("gemm", predict_gemm); }
+void register_builtin_predictors(PredictorRegistry& r) {
+  r.add("gemm", predict_gemm);
+  r.add("attention", predict_attention);
+}
 
 Stats compute_stats(const std::vector<const RowResult*>& rows) {
   Stats s;

@@ -10,6 +10,7 @@
 
 #include "frontend/validate/measurements.h"
 #include "sim/hw/gpu_spec.h"
+#include "sim/hw/system_spec.h"
 
 namespace tgsim::validate {
 
@@ -37,7 +38,13 @@ class PredictorRegistry {
 };
 
 void register_builtin_predictors(PredictorRegistry& r);
+
+// Multi-GPU predictors (sm_split, all_to_all, all_reduce; predict_multigpu.cpp) also need
+// system specs: rows with gpus/gpu select the preset "<gpus>x<gpu>" (configs/systems/).
+using SystemLoader = std::function<const hw::SystemSpec&(const std::string& name)>;
+void register_multigpu_predictors(PredictorRegistry& r, SystemLoader systems);
 Prediction predict_gemm(const Row& row, const std::string& origin, const SpecLoader& specs);
+Prediction predict_attention(const Row& row, const std::string& origin, const SpecLoader& specs);
 
 struct RowResult {
   const Row* row = nullptr;

@@ -22,7 +22,7 @@ std::string activity(const CompiledNode& n, bool hit) {
     case NodeKind::wait: return "wait for a signal";
     case NodeKind::delay: return "fixed delay";
     case NodeKind::remote_put:
-    case NodeKind::remote_get: return "remote transfer";
+    case NodeKind::remote_get: return "remote transfer (NVLink)";
   }
   return "?";
 }
@@ -31,6 +31,7 @@ std::string queue_label(const CompiledNode& n) {
   switch (n.pipe) {
     case Pipe::tensor: return "queued for the tensor pipe";
     case Pipe::simt: return "queued for the SIMT pipe";
+    case Pipe::sfu: return "queued for the SFU pipe";
     case Pipe::smem: return "queued for shared memory";
     default: return "queued";
   }
@@ -167,6 +168,7 @@ Result Simulator::collect(TimePoint end) {
   r.resources.push_back(port);
   add_links("l2", l2_link_);
   add_links("hbm", hbm_link_);
+  if (options_.system != nullptr) add_nvlink_stats(r, span);
   for (const auto& s : r.resources) {
     if (s.utilisation > r.bottleneck_utilisation) {
       r.bottleneck_utilisation = s.utilisation;

@@ -1,6 +1,7 @@
 #include "sim/engine/compiled_graph.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include <fmt/format.h>
@@ -56,6 +57,7 @@ void compile_compute(CompiledNode& c, const graph::Node& n, const graph::Role& r
         c.sub_partitions = mask;
         c.flops = per_inst * static_cast<double>(n.count) * role.warps;
         c.occupancy_cycles = per_inst * static_cast<double>(n.count) * most / rate_sp;
+        c.issue_shared = true;
       } else {  // warpgroup / CTA-wide instruction: uses every sub-partition's tensor core
         c.sub_partitions = static_cast<std::uint8_t>((1u << sps) - 1);
         c.flops = per_inst * static_cast<double>(n.count);
@@ -73,7 +75,7 @@ void compile_compute(CompiledNode& c, const graph::Node& n, const graph::Role& r
       const double lanes = n.pipe == graph::SimtPipe::sfu   ? spec.simt.sfu_lanes
                            : n.pipe == graph::SimtPipe::int32 ? spec.simt.int_lanes
                                                               : spec.simt.fp32_lanes;
-      c.pipe = Pipe::simt;
+      c.pipe = n.pipe == graph::SimtPipe::sfu ? Pipe::sfu : Pipe::simt;
       c.sub_partitions = mask;
       c.occupancy_cycles = warps_per_sp * 32.0 * n.ops / (lanes / sps);
       c.latency_cycles = spec.simt.latency.value + n.cycles.value;
@@ -89,7 +91,35 @@ void compile_compute(CompiledNode& c, const graph::Node& n, const graph::Role& r
   }
 }
 
-CompiledTemplate compile_template(const graph::CtaTemplate& t, const hw::GpuSpec& spec,
+// A remote transfer's per-flow cap. SM threads keep sm_bytes_in_flight_per_thread each in flight
+// over the round trip (Little's law) up to the SM's ceiling; a TMA bulk copy is issued by one
+// thread and runs at the ceiling; a copy engine at its own rate. SM-driven bytes are scaled by
+// 1 / sm_efficiency so the link delivers what SM copies measured.
+void compile_remote(CompiledNode& c, const graph::Node& n, const graph::Role& role, const hw::SystemSpec& sys) {
+  c.pipe = Pipe::remote;
+  c.bytes = n.bytes.value;
+  c.engine = n.engine;
+  c.peer = n.peer;
+  c.latency_cycles = n.cycles.value;
+  if (n.engine == graph::MemEngine::copy_engine) {
+    c.fetch_bytes = n.bytes.value;
+    c.remote_cap_bps = sys.copy_engines.bandwidth.value;
+    return;
+  }
+  const hw::SmRemoteSpec& sm = n.kind == NodeKind::remote_put ? sys.nvlink.sm_store : sys.nvlink.sm_load;
+  double rate = sm.max_rate.value;
+  if (n.engine != graph::MemEngine::tma) {
+    const int threads = n.threads > 0 ? n.threads : role.warps * 32;
+    const double in_flight = static_cast<double>(threads) * static_cast<double>(sys.nvlink.sm_bytes_in_flight_per_thread.value);
+    rate = std::min(rate, in_flight / to_seconds(sm.round_trip));
+  }
+  const double eff = sys.nvlink.sm_efficiency;
+  // Rounded up, but not for the last bit of a quotient that is exact on paper (1e6 / 0.8).
+  c.fetch_bytes = static_cast<std::int64_t>(std::ceil(static_cast<double>(n.bytes.value) / eff - 1e-6));
+  c.remote_cap_bps = rate / eff;
+}
+
+CompiledTemplate compile_template(const graph::CtaTemplate& t, const hw::GpuSpec& spec, const hw::SystemSpec* system,
                                   const std::vector<int>& tensor_ids, const std::string& where) {
   CompiledTemplate ct;
   ct.name = t.name;
@@ -119,8 +149,12 @@ CompiledTemplate compile_template(const graph::CtaTemplate& t, const hw::GpuSpec
         break;
       case NodeKind::remote_put:
       case NodeKind::remote_get:
-        throw InputError(fmt::format("{}: {} needs a multi-GPU system with NVLink, which this build does not model yet",
-                                     node_where.str(), graph::to_string(src.kind)));
+        if (system == nullptr) {
+          throw InputError(fmt::format("{}: {} needs a multi-GPU system (--system, configs/systems/)", node_where.str(),
+                                       graph::to_string(src.kind)));
+        }
+        compile_remote(c, src, t.roles.at(static_cast<std::size_t>(src.role)), *system);
+        break;
       case NodeKind::signal:
       case NodeKind::wait:
         c.pipe = Pipe::sync;
@@ -178,7 +212,7 @@ void compile_resources(CompiledKernel& ck, const graph::Kernel& k, const hw::Gpu
 
 }  // namespace
 
-CompiledGraph compile_graph(const graph::TileGraph& g, const hw::GpuSpec& spec) {
+CompiledGraph compile_graph(const graph::TileGraph& g, const hw::GpuSpec& spec, const hw::SystemSpec* system) {
   CompiledGraph cg;
   std::map<std::string, int> tensor_ids;
   for (const auto& k : g.kernels) {
@@ -196,7 +230,7 @@ CompiledGraph compile_graph(const graph::TileGraph& g, const hw::GpuSpec& spec) 
     for (const auto& t : k.tensors) kernel_tensor_ids.push_back(tensor_ids.at(t.name));
     for (std::size_t ti = 0; ti < k.templates.size(); ++ti) {
       ck.templates.push_back(
-          compile_template(k.templates[ti], spec, kernel_tensor_ids, fmt::format("{}/templates/{}", where, ti)));
+          compile_template(k.templates[ti], spec, system, kernel_tensor_ids, fmt::format("{}/templates/{}", where, ti)));
     }
     std::int64_t end = 0;
     double cycles_8bit = 0, cycles_all = 0;

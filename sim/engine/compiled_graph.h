@@ -9,11 +9,15 @@
 
 #include "sim/graph/tile_graph.h"
 #include "sim/hw/gpu_spec.h"
+#include "sim/hw/system_spec.h"
 
 namespace tgsim::engine {
 
 // Which SM resource a node occupies.
-enum class Pipe : std::uint8_t { none, tensor, simt, smem, memory, sync };
+// simt: the FP32/INT pipes; sfu: the special-function unit (MUFU: exp2, rcp), which issues
+// beside them (a softmax's exponentials overlap its FMAs).
+// remote: an NVLink transfer to or from a peer GPU (remote_put/remote_get; sim/engine/remote.cpp).
+enum class Pipe : std::uint8_t { none, tensor, simt, sfu, smem, memory, sync, remote };
 
 struct CompiledNode {
   graph::NodeKind kind = graph::NodeKind::delay;
@@ -26,6 +30,10 @@ struct CompiledNode {
   double occupancy_cycles = 0;  // time the pipe is held
   double latency_cycles = 0;    // extra time after the pipe is released until the result is usable
   double flops = 0;             // mma: for utilisation
+  // mma.sync: issued by ordinary warps, so the SIMT (FP32) instructions those warps issue on the
+  // same sub-partition wait for it and it for them (calibrated by calib_mix, docs/model.md);
+  // wgmma is asynchronous and overlaps them.
+  bool issue_shared = false;
   // memory
   std::int64_t bytes = 0;
   std::int64_t fetch_bytes = 0;  // bytes crossing L2/HBM for this CTA (bytes / multicast)
@@ -33,6 +41,10 @@ struct CompiledNode {
   std::int32_t tensor_key = -1;  // graph-wide tensor id (by name), -1 untracked
   graph::TileRef tile;
   std::int32_t peer = 0;
+  // remote: each flow's rate cap (bytes/s; the SM's remote-access limit or the copy engine's).
+  // fetch_bytes then holds the bytes the flow puts on NVLink (bytes / sm_efficiency for SM-driven
+  // transfers, so an SM copy sees the link's effective rate).
+  double remote_cap_bps = 0;
   // sync
   std::int32_t flag = -1;
   graph::Coord flag_index;
@@ -70,7 +82,8 @@ struct CompiledGraph {
 };
 
 // Throws InputError when the graph asks for something the GPU cannot do (an MMA type it lacks,
-// a CTA that does not fit on an SM, a cluster larger than allowed).
-CompiledGraph compile_graph(const graph::TileGraph& g, const hw::GpuSpec& spec);
+// a CTA that does not fit on an SM, a cluster larger than allowed, a remote transfer without a
+// multi-GPU `system`).
+CompiledGraph compile_graph(const graph::TileGraph& g, const hw::GpuSpec& spec, const hw::SystemSpec* system = nullptr);
 
 }  // namespace tgsim::engine

@@ -44,9 +44,11 @@ void Simulator::dispatch(CtaRun& c, std::int32_t node, TimePoint now) {
   switch (n.pipe) {
     case Pipe::tensor:
     case Pipe::simt:
+    case Pipe::sfu:
     case Pipe::smem: dispatch_compute(c, node, now); break;
     case Pipe::memory: dispatch_memory(c, node, now); break;
     case Pipe::sync: dispatch_sync(c, node, now); break;
+    case Pipe::remote: dispatch_remote(c, node, now); break;
     case Pipe::none:
       if (detail_) c.nodes[static_cast<std::size_t>(node)].start = now;
       queue_.push(now + n.latency, EventType::node_done, slot_of(c), static_cast<std::uint32_t>(node));
@@ -64,12 +66,16 @@ void Simulator::dispatch_compute(CtaRun& c, std::int32_t node, TimePoint now) {
     sm.smem_busy_ps += static_cast<double>(n.occupancy.count());
   } else {
     // The node waits for every sub-partition it uses, then holds them all.
-    auto& free_at = n.pipe == Pipe::tensor ? sm.tensor_free : sm.simt_free;
+    auto& free_at = n.pipe == Pipe::tensor ? sm.tensor_free : n.pipe == Pipe::sfu ? sm.sfu_free : sm.simt_free;
     for (unsigned m = n.sub_partitions; m != 0; m &= m - 1) {
-      start = std::max(start, free_at[static_cast<std::size_t>(std::countr_zero(m))]);
+      const auto i = static_cast<std::size_t>(std::countr_zero(m));
+      start = std::max(start, free_at[i]);
+      if (n.issue_shared) start = std::max(start, sm.simt_free[i]);
     }
     for (unsigned m = n.sub_partitions; m != 0; m &= m - 1) {
-      free_at[static_cast<std::size_t>(std::countr_zero(m))] = start + n.occupancy;
+      const auto i = static_cast<std::size_t>(std::countr_zero(m));
+      free_at[i] = start + n.occupancy;
+      if (n.issue_shared) sm.simt_free[i] = start + n.occupancy;
     }
     if (n.pipe == Pipe::tensor) {
       sm.tensor_busy_ps += n.busy_share;
@@ -132,7 +138,8 @@ void Simulator::flows_done(TimePoint now) {
     const RunNode& n = c.run->nodes[i];
     queue_.push(now + (hit ? n.after_hit : n.after_miss), EventType::node_done, slot, static_cast<std::uint32_t>(node));
     // The SM's port is free for its next request in that direction.
-    const std::size_t dir = n.is_store ? 1 : 0;
+    const std::size_t dir = n.port;
+    if (dir >= kSmPorts) continue;  // a copy engine's transfer: no SM port
     Sm& sm = sms_[static_cast<std::size_t>(c.sm)];
     auto& q = sm.mem_queue[dir];
     if (q.empty()) {
@@ -140,7 +147,11 @@ void Simulator::flows_done(TimePoint now) {
     } else {
       const auto next = q.front();
       q.pop_front();
-      start_transfer(ctas_[next.slot], next.node, now);
+      if (dir == kRemotePort) {
+        start_remote(ctas_[next.slot], next.node, now);
+      } else {
+        start_transfer(ctas_[next.slot], next.node, now);
+      }
     }
   }
 }
@@ -148,7 +159,10 @@ void Simulator::flows_done(TimePoint now) {
 void Simulator::dispatch_sync(CtaRun& c, std::int32_t node, TimePoint now) {
   const CompiledNode& n = c.run->tmpl->nodes[static_cast<std::size_t>(node)];
   const auto slot = slot_of(c);
-  const int gpu = sms_[static_cast<std::size_t>(c.sm)].gpu;
+  // In a multi-GPU system a system-scope flag is one set of slots that every GPU sees.
+  const graph::FlagScope scope = graph_.flags[static_cast<std::size_t>(n.flag)].scope;
+  const bool cross_gpu = options_.system != nullptr && scope == graph::FlagScope::system;
+  const int gpu = cross_gpu ? -1 : sms_[static_cast<std::size_t>(c.sm)].gpu;
   FlagSlot& f = flags_[TileKey{gpu, n.flag, coord(c, n.flag_index), 0, 0}];
   if (detail_) c.nodes[static_cast<std::size_t>(node)].start = now;
   const TimePoint done = now + c.run->nodes[static_cast<std::size_t>(node)].latency;
@@ -161,15 +175,17 @@ void Simulator::dispatch_sync(CtaRun& c, std::int32_t node, TimePoint now) {
     return;
   }
   f.value += n.value;
-  // A GPU-scope flag is written to L2 by the signaller and seen by a poll through L2.
-  const graph::FlagScope scope = graph_.flags[static_cast<std::size_t>(n.flag)].scope;
+  // A GPU-scope flag is written to L2 by the signaller and seen by a poll through L2; a
+  // system-scope one (with a system) crosses NVLink: the measured cross-GPU signal latency.
   const double wake_cycles = scope == graph::FlagScope::cta ? 0.0 : 2.0 * spec_.l2.hit_latency.value;
+  const Duration wake_extra = cross_gpu ? options_.system->signal_latency : Duration{0};
   auto keep = f.waiters.begin();
   for (auto it = f.waiters.begin(); it != f.waiters.end(); ++it) {
     if (it->threshold <= f.value) {
       const CtaRun& w = ctas_[it->slot];
       const CompiledNode& wn = w.run->tmpl->nodes[static_cast<std::size_t>(it->node)];
-      queue_.push(now + cycles(w, wake_cycles + wn.latency_cycles), EventType::node_done, it->slot,
+      const Duration wake = cross_gpu ? wake_extra + cycles(w, wn.latency_cycles) : cycles(w, wake_cycles + wn.latency_cycles);
+      queue_.push(now + wake, EventType::node_done, it->slot,
                   static_cast<std::uint32_t>(it->node));
     } else {
       *keep++ = *it;

@@ -14,11 +14,20 @@
 namespace tgsim::engine {
 
 Simulator::Simulator(const graph::TileGraph& graph, const hw::GpuSpec& spec, SimOptions options)
-    : graph_(graph), spec_(spec), options_(std::move(options)), compiled_(compile_graph(graph, spec)) {
+    : graph_(graph), spec_(spec), options_(std::move(options)), compiled_(compile_graph(graph, spec, options_.system)) {
   if (spec_.sm.sub_partitions < 1 || spec_.sm.sub_partitions > kMaxSubPartitions)
     throw InputError(fmt::format("/sm/sub_partitions: must be 1..{}", kMaxSubPartitions));
   detail_ = options_.critical_path || options_.trace != nullptr;
+  if (graph_.gpus > 1 && options_.system == nullptr) {
+    throw InputError(fmt::format("the graph spans {} GPUs: simulating it needs a multi-GPU system (--system, configs/systems/)",
+                                 graph_.gpus));
+  }
+  if (options_.system != nullptr && graph_.gpus > options_.system->gpu_count) {
+    throw InputError(fmt::format("the graph spans {} GPUs but system \"{}\" has {}", graph_.gpus, options_.system->name,
+                                 options_.system->gpu_count));
+  }
   build_machine();
+  if (options_.system != nullptr) build_nvlink();
 }
 
 Simulator::~Simulator() = default;
@@ -100,7 +109,8 @@ void Simulator::prepare_templates(KernelRun& kr) {
       RunNode& r = tr.nodes[i];
       r.occupancy = ps(n.occupancy_cycles);
       r.latency = ps(n.latency_cycles);
-      if (n.pipe == Pipe::tensor || n.pipe == Pipe::simt) {
+      r.issue_shared = n.issue_shared;
+      if (n.pipe == Pipe::tensor || n.pipe == Pipe::simt || n.pipe == Pipe::sfu) {
         r.busy_share =
             static_cast<double>(std::popcount(n.sub_partitions)) / sps * static_cast<double>(r.occupancy.count());
       }
@@ -121,6 +131,19 @@ void Simulator::prepare_templates(KernelRun& kr) {
       r.pipe = n.pipe;
       r.sub_partitions = static_cast<std::uint8_t>(n.sub_partitions & ((1u << sps) - 1));
       r.is_store = n.kind == graph::NodeKind::store;
+      r.port = r.is_store ? 1 : 0;
+      if (n.pipe == Pipe::remote) {
+        // A put retires when its last byte has left (stores are posted; visibility at the peer
+        // takes nvlink.latency more, which a system-scope signal or fence after it pays); a get
+        // when its last byte has arrived. A copy engine adds its set-up.
+        const hw::SystemSpec& sys = *options_.system;
+        const bool ce = n.engine == graph::MemEngine::copy_engine;
+        const bool get = n.kind == graph::NodeKind::remote_get;
+        r.after_hit = ps(n.latency_cycles) + (get ? sys.nvlink.latency : Duration{0}) +
+                      (ce ? sys.copy_engines.latency : Duration{0});
+        r.after_miss = r.after_hit;
+        r.port = ce ? kNoPort : kRemotePort;
+      }
       tr.initial[i].pending = n.indegree;
     }
     tr.edges.resize(t.succ.size());
@@ -138,9 +161,13 @@ void Simulator::launch_ready_kernels(TimePoint now) {
       const graph::Kernel& src = graph_.kernels[static_cast<std::size_t>(kr.index)];
       // A kernel queued behind another on its stream starts a short GPU-side gap after it; one
       // launched onto an idle stream pays the whole launch latency.
+      // A system may measure a different launch overhead (peer access enabled).
+      const Duration overhead = options_.system != nullptr && options_.system->kernel_overhead > Duration{0}
+                                    ? options_.system->kernel_overhead
+                                    : spec_.launch.kernel_overhead;
       const Duration gap = src.in_cuda_graph ? spec_.launch.graph_kernel_overhead
                            : kr.queued       ? spec_.launch.queued_kernel_gap
-                                             : spec_.launch.kernel_overhead;
+                                             : overhead;
       queue_.push(std::max(now, kr.ready_at) + gap, EventType::kernel_launch, static_cast<std::uint32_t>(kr.index));
     }
   }

@@ -21,6 +21,7 @@
 #include "sim/engine/trace_sink.h"
 #include "sim/graph/tile_graph.h"
 #include "sim/hw/gpu_spec.h"
+#include "sim/hw/system_spec.h"
 
 namespace tgsim::engine {
 
@@ -35,6 +36,9 @@ struct SimOptions {
   // SM clock per kernel (Hz); empty or 0: the boost clock. engine::simulate fills it from the
   // clock model.
   std::vector<double> kernel_clock_hz;
+  // The multi-GPU system (NVLink, copy engines, cross-GPU signals); not owned. Required for graphs
+  // spanning several GPUs and for remote_put/remote_get; null: one GPU, exactly as before.
+  const hw::SystemSpec* system = nullptr;
 };
 
 class Simulator {
@@ -71,6 +75,10 @@ class Simulator {
   void dispatch_memory(CtaRun& c, std::int32_t node, TimePoint now);
   void start_transfer(CtaRun& c, std::int32_t node, TimePoint now);
   void dispatch_sync(CtaRun& c, std::int32_t node, TimePoint now);
+  void build_nvlink();
+  void dispatch_remote(CtaRun& c, std::int32_t node, TimePoint now);
+  void start_remote(CtaRun& c, std::int32_t node, TimePoint now);
+  void add_nvlink_stats(Result& r, double span) const;
   void node_done(std::uint32_t slot, std::int32_t node, TimePoint now);
   void trace_node(const CtaRun& c, std::int32_t node, TimePoint now);
   void flows_done(TimePoint now);
@@ -99,6 +107,7 @@ class Simulator {
   std::vector<int> chosen_sms_;                 // scratch
   std::vector<FlowNetwork::LinkId> l2_link_, hbm_link_;  // per GPU
   std::vector<FlowNetwork::RouteId> writeback_route_;     // per GPU
+  std::vector<FlowNetwork::LinkId> egress_link_, ingress_link_, copy_engine_link_;  // per GPU (with a system)
   std::int64_t node_executions_ = 0;
   std::int64_t l2_hits_ = 0;
   std::int64_t l2_misses_ = 0;

@@ -10,6 +10,11 @@
 namespace tgsim::engine {
 
 constexpr int kMaxSubPartitions = 8;
+// An SM's transfer FIFOs: local reads, local writes, remote (NVLink) accesses. kNoPort: a flow
+// that no SM port serialises (copy-engine transfers).
+constexpr std::size_t kSmPorts = 3;
+constexpr std::uint8_t kRemotePort = 2;
+constexpr std::uint8_t kNoPort = 3;
 
 struct Simulator::Sm {
   int gpu = 0;
@@ -25,6 +30,7 @@ struct Simulator::Sm {
   // pipes: when each becomes free
   std::array<TimePoint, kMaxSubPartitions> tensor_free{};
   std::array<TimePoint, kMaxSubPartitions> simt_free{};
+  std::array<TimePoint, kMaxSubPartitions> sfu_free{};
   TimePoint smem_free{0};
   // busy time, in SM-equivalents (a sub-partition counts 1/sub_partitions)
   double tensor_busy_ps = 0;
@@ -32,13 +38,14 @@ struct Simulator::Sm {
   double smem_busy_ps = 0;
   double flops = 0;
   // Memory requests of one SM stream through its port in issue order, one flow at a time per
-  // direction (0: reads, 1: writes); latency overlaps with the next transfer.
+  // direction (0: reads, 1: writes, 2: remote NVLink accesses); latency overlaps with the next
+  // transfer.
   struct MemRequest {
     std::uint32_t slot;
     std::int32_t node;
   };
-  std::array<std::deque<MemRequest>, 2> mem_queue;
-  std::array<bool, 2> mem_busy{false, false};
+  std::array<std::deque<MemRequest>, kSmPorts> mem_queue;
+  std::array<bool, kSmPorts> mem_busy{false, false, false};
   double port_bytes = 0;  // bytes through this SM's L2 port (utilisation)
   FlowNetwork::RouteId route_hit = -1;
   FlowNetwork::RouteId route_miss = -1;
@@ -60,6 +67,8 @@ struct RunNode {
   Pipe pipe = Pipe::none;
   std::uint8_t sub_partitions = 0;  // mask, limited to the SM's sub-partitions
   bool is_store = false;
+  std::uint8_t port = 0;  // memory, remote: the SM FIFO its transfer waits in (kNoPort: none)
+  bool issue_shared = false;  // mma.sync: shares the sub-partition's timeline with SIMT work
 };
 
 static_assert(sizeof(RunNode) <= 64, "RunNode should fit one cache line");

@@ -30,6 +30,10 @@ struct ClockSpec {
   Hertz sustained_tensor;
   // The same for 8-bit (fp8/int8) MMAs, which draw more power per cycle. Zero: sustained_tensor.
   Hertz sustained_tensor_fp8;
+  // The clock measured while every SM runs a register-only mma.sync loop (no memory traffic),
+  // whatever its tensor duty; optional (zero: unknown). The clock models above are calibrated on
+  // GEMMs and do not cover such loops; frontend/multigpu (the SM-split family) runs at this.
+  Hertz mma_sync_loop;
   bool operator==(const ClockSpec&) const = default;
 };
 
@@ -54,6 +58,10 @@ struct TensorSpec {
   // cannot run that instruction/type (an error at lowering or simulation).
   std::map<TensorInst, std::map<DType, double>> flops_per_cycle;
   Cycles latency;  // pipeline latency added to the first instruction of a dependent chain
+  // mma.sync issue to issue on one accumulator chain (a dependent chain of mma.sync is latency
+  // bound); optional in JSON (tensor.mma_sync_latency), zero: not known. Used by frontends that
+  // know their chains (frontend/multigpu/sm_split.cpp).
+  Cycles mma_sync_latency;
   bool operator==(const TensorSpec&) const = default;
 };
 

@@ -26,6 +26,7 @@ ClockSpec read_clock(const ObjectReader& r) {
   if (r.has("model")) c.model = r.text("model");
   if (r.has("sustained_tensor")) c.sustained_tensor = r.frequency("sustained_tensor");
   if (r.has("sustained_tensor_fp8")) c.sustained_tensor_fp8 = r.frequency("sustained_tensor_fp8");
+  if (r.has("mma_sync_loop")) c.mma_sync_loop = r.frequency("mma_sync_loop");
   return c;
 }
 
@@ -88,6 +89,7 @@ TensorSpec read_tensor(const ObjectReader& r) {
     if (flops.has(name)) t.flops_per_cycle[i] = read_flops_family(flops.object(name), flops.child(name), r.context());
   }
   t.latency = r.cycles("latency");
+  if (r.has("mma_sync_latency")) t.mma_sync_latency = r.cycles("mma_sync_latency");
   return t;
 }
 
@@ -144,13 +146,13 @@ GpuSpec read_document(const nlohmann::json& doc, ReadContext& ctx) {
   spec.full_name = top.text("full_name");
   spec.arch = top.text("arch");
   spec.compute_capability = top.small_integer("compute_capability");
-  spec.clock = read_clock(top.section("clock", {"boost", "base", "model", "sustained_tensor", "sustained_tensor_fp8"}));
+  spec.clock = read_clock(top.section("clock", {"boost", "base", "model", "sustained_tensor", "sustained_tensor_fp8", "mma_sync_loop"}));
   spec.sm = read_sm(top.section(
       "sm", {"count", "sub_partitions", "max_threads", "max_warps", "max_ctas", "registers", "register_alloc_unit",
              "shared_memory", "shared_memory_per_cta", "reserved_shared_memory_per_cta", "shared_memory_bandwidth",
              "l2_bandwidth_per_sm"}));
   spec.gpc = read_gpc(top.section("gpc", {"count", "sms_per_gpc", "max_cluster_size"}));
-  spec.tensor = read_tensor(top.section("tensor", {"flops_per_cycle", "latency"}));
+  spec.tensor = read_tensor(top.section("tensor", {"flops_per_cycle", "latency", "mma_sync_latency"}));
   spec.simt = read_simt(top.section("simt", {"fp32_lanes", "int_lanes", "sfu_lanes", "latency"}));
   spec.l2 = read_l2(top.section("l2", {"capacity", "bandwidth", "hit_latency", "far_hit_latency", "partitions"}));
   spec.hbm = read_hbm(top.section("hbm", {"capacity", "bandwidth", "efficiency", "latency"}));

@@ -44,6 +44,7 @@ void write_tensor(Writer& w, const TensorSpec& t) {
   }
   w.doc()["tensor"]["flops_per_cycle"] = std::move(flops);
   w.set("tensor", "latency", format_cycles(t.latency));
+  if (t.mma_sync_latency.value != 0) w.set("tensor", "mma_sync_latency", format_cycles(t.mma_sync_latency));
 }
 
 }  // namespace
@@ -60,6 +61,7 @@ nlohmann::json to_json(const GpuSpec& s) {
   w.set("clock", "model", s.clock.model);
   w.set("clock", "sustained_tensor", format_frequency(s.clock.sustained_tensor));
   w.set("clock", "sustained_tensor_fp8", format_frequency(s.clock.sustained_tensor_fp8));
+  if (s.clock.mma_sync_loop.value != 0) w.set("clock", "mma_sync_loop", format_frequency(s.clock.mma_sync_loop));
 
   w.set("sm", "count", s.sm.count);
   w.set("sm", "sub_partitions", s.sm.sub_partitions);

@@ -18,7 +18,7 @@ constexpr const char* kMeasurements =
     "gemm,h200,bf16,256,256,256,row,,,,,,,10,test\n"
     "gemm,h200,fp16,512,1024,256,row,,,,,,,20,test\n"
     "gemm,h200,bf16,1024,1024,1024,row,,,,,,nvjet_sm90_tst_128x128_64x4_1x2_h_bz_coopA_TNT,30,\"test, quoted\"\n"
-    "attention,h200,bf16,,,,,1,16,1024,1024,128,,40,test\n"
+    "grouped_gemm,h200,bf16,,,,,1,16,1024,1024,128,,40,test\n"
     "gemm,h200,bf16,256,256,256,row,,,,,,\"not_a_kernel<1, 2>\",10,test\n";
 
 class CliValidate : public CliTest {
@@ -43,17 +43,17 @@ TEST_F(CliValidate, JsonSummary) {
   EXPECT_EQ(j.value("simulated", -1), 3);
   EXPECT_EQ(j.value("skipped", -1), 2);
   EXPECT_GE(j.value("max_ape_pct", -1.0), j.value("mape_pct", -2.0));
-  ASSERT_TRUE(j["by_op"].contains("gemm") && j["by_op"].contains("attention")) << j["by_op"].dump(2);
+  ASSERT_TRUE(j["by_op"].contains("gemm") && j["by_op"].contains("grouped_gemm")) << j["by_op"].dump(2);
   EXPECT_EQ(j["by_op"]["gemm"].value("simulated", -1), 3);
   EXPECT_EQ(j["by_op"]["gemm"].value("skipped", -1), 1);
-  EXPECT_EQ(j["by_op"]["attention"].value("skipped", -1), 1);
+  EXPECT_EQ(j["by_op"]["grouped_gemm"].value("skipped", -1), 1);
 }
 
 TEST_F(CliValidate, TextReportsSkippedRowsWithReasons) {
   const RunResult r = run_tgsim("validate --measurements " + shell_quote(csv_));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("5 rows, 3 simulated, 2 skipped"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("\"attention\" is not modelled"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"grouped_gemm\" is not modelled"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("not_a_kernel<1, 2>"), std::string::npos) << r.out;
 }
 

@@ -50,6 +50,7 @@ engine::Result simulate(const graph::TileGraph& g, const hw::GpuSpec& spec, cons
   engine::SimOptions opts;
   opts.l2_model = out.l2_model;
   opts.l2_starts_dirty = out.l2_start == "dirty";
+  opts.system = out.system;
   opts.critical_path = false;
   return engine::simulate(g, spec, opts);
 }
@@ -61,6 +62,7 @@ engine::Result simulate_and_report(const graph::TileGraph& g, const hw::GpuSpec&
   engine::SimOptions opts;
   opts.l2_model = out.l2_model;
   opts.l2_starts_dirty = out.l2_start == "dirty";
+  opts.system = out.system;
   if (!out.trace.empty()) opts.trace = &trace;
   const engine::Result r = engine::simulate(g, spec, opts);
   report::RunContext ctx{gpu.gpu, hw::to_json(spec), inputs};

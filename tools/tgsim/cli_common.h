@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "sim/engine/result.h"
 #include "sim/graph/tile_graph.h"
 #include "sim/hw/gpu_spec.h"
+#include "sim/hw/system_spec.h"
 
 namespace tgsim::cli {
 
@@ -26,6 +28,7 @@ struct OutputOptions {
   int trace_sms = 4;           // SMs per GPU whose tile ops are traced (-1: all)
   std::string l2_model = "tile_lru";
   std::string l2_start = "dirty";  // dirty | clean
+  const hw::SystemSpec* system = nullptr;  // multi-GPU graphs (run-graph --system); not owned
 };
 
 // Program-wide settings, owned by main and handed to every subcommand (no globals).
@@ -51,7 +54,30 @@ engine::Result simulate(const graph::TileGraph& g, const hw::GpuSpec& spec, cons
 void register_gpus(CLI::App& app, const Context& ctx);
 void register_run_graph(CLI::App& app, const Context& ctx);
 void register_gemm(CLI::App& app, const Context& ctx);
-void register_lower(CLI::App& app, const Context& ctx);
+// Returns the `lower` subcommand so other frontends add theirs to it.
+CLI::App* register_lower(CLI::App& app, const Context& ctx);
+void register_attention(CLI::App& app, const Context& ctx);
+void register_llm(CLI::App& app, const Context& ctx);
+
+// `tgsim validate --profile` (cmd_validate_profile.cpp).
+struct ProfileValidationOptions {
+  std::string profile;
+  std::string gpu = "h200";
+  std::vector<std::string> overrides;
+  bool json = false;
+  std::string rows_out;
+  int jobs = 1;
+};
+void run_profile_validation(const Context& ctx, const ProfileValidationOptions& o);
+void register_lower_attention(CLI::App& lower, const Context& ctx);
 void register_validate(CLI::App& app, const Context& ctx);
+void register_sweep(CLI::App& app, const Context& ctx);
+
+// A run stopped by SIGINT/SIGTERM after saving its work (tgsim sweep); main prints the message
+// and exits with 130, the shell's code for Ctrl-C.
+class Interrupted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 }  // namespace tgsim::cli

@@ -124,7 +124,7 @@ void register_gemm(CLI::App& app, const Context& ctx) {
   });
 }
 
-void register_lower(CLI::App& app, const Context& ctx) {
+CLI::App* register_lower(CLI::App& app, const Context& ctx) {
   auto* lower = app.add_subcommand("lower", "Write the tile graph a frontend builds, without simulating it");
   lower->require_subcommand(1);
   struct Opts {
@@ -145,6 +145,7 @@ void register_lower(CLI::App& app, const Context& ctx) {
     graph::write_tile_graph(lowered.graph, o->out);
     std::cout << fmt::format("wrote {} ({} kernels, schedule {})\n", o->out, lowered.graph.kernels.size(), r.schedule.name);
   });
+  return lower;
 }
 
 }  // namespace tgsim::cli

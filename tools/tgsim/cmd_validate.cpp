@@ -13,12 +13,22 @@
 #include <fmt/format.h>
 
 #include "frontend/validate/validate.h"
+#include "sim/hw/system_json.h"
 #include "sim/units/atomic_file.h"
 #include "sim/units/error.h"
 #include "tools/tgsim/cli_common.h"
 
 namespace tgsim::cli {
 namespace {
+
+// The row's problem in a few characters, for the worst-rows list.
+std::string shape_of(const validate::Row& row, const std::string& op) {
+  if (op == "gemm") return fmt::format("{}x{}x{}", row.get("M"), row.get("N"), row.get("K"));
+  if (op == "attention")
+    return fmt::format("b{} h{}/{} {}x{} d{}{}", row.get("batch"), row.get("heads"), row.get("heads_kv"), row.get("seq_q"),
+                       row.get("seq_kv"), row.get("head_dim"), row.get("causal") == "1" ? " causal" : "");
+  return "";
+}
 
 nlohmann::json stats_json(const validate::Stats& s) {
   return {{"rows", s.rows},
@@ -80,12 +90,11 @@ void print_text(const validate::Report& rep, const std::string& file) {
     if (r.prediction.ok) worst.push_back(&r);
   }
   std::stable_sort(worst.begin(), worst.end(), [](auto* a, auto* b) { return a->ape_pct > b->ape_pct; });
-  if (!worst.empty()) std::cout << "\nlargest errors (line: op dtype M N K measured -> predicted us)\n";
+  if (!worst.empty()) std::cout << "\nlargest errors (line: op dtype shape measured -> predicted us)\n";
   for (std::size_t i = 0; i < std::min<std::size_t>(8, worst.size()); ++i) {
     const auto* r = worst[i];
-    std::cout << fmt::format("  {:>4}: {} {} {} {} {} {:.2f} -> {:.2f} ({:+.1f}%)  {}\n", r->row->line, r->op,
-                             r->row->get("dtype"), r->row->get("M"), r->row->get("N"), r->row->get("K"), r->measured_us,
-                             r->prediction.predicted_us,
+    std::cout << fmt::format("  {:>4}: {} {} {} {:.2f} -> {:.2f} ({:+.1f}%)  {}\n", r->row->line, r->op, r->row->get("dtype"),
+                             shape_of(*r->row, r->op), r->measured_us, r->prediction.predicted_us,
                              (r->prediction.predicted_us - r->measured_us) / r->measured_us * 100, r->prediction.schedule);
   }
 }
@@ -100,16 +109,29 @@ void register_validate(CLI::App& app, const Context& ctx) {
     bool json = false;
     int jobs = 0;
     std::vector<std::string> overrides;
+    std::string profile;
+    std::string gpu = "h200";
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("validate", "Predict measured runs (CSV, docs/measurements.md) and report the error");
-  cmd->add_option("--measurements", o->measurements, "Measurement CSV, e.g. traces/h200/gemm.csv")->required();
+  auto* meas = cmd->add_option("--measurements", o->measurements, "Measurement CSV, e.g. traces/h200/gemm.csv");
+  auto* prof = cmd->add_option("--profile", o->profile,
+                               "PyTorch profiler Chrome trace (record_shapes=True): replay every kernel (docs/profile-replay.md)")
+                   ->excludes(meas);
+  cmd->add_option("--gpu", o->gpu, "With --profile: the GPU the profile was recorded on")->capture_default_str()->needs(prof);
   cmd->add_flag("--json", o->json, "Print one JSON object: rows, simulated, skipped, mape_pct, max_ape_pct, pearson_r, by_op");
   cmd->add_option("--rows-out", o->rows_out, "Write the input rows plus predicted_us and ape_pct (CSV)");
   cmd->add_option("--plot", o->plot, "Write a scatter plot and error histogram (PNG, needs python3-matplotlib)");
   cmd->add_option("--jobs", o->jobs, "Threads (default: all cores)");
   cmd->add_option("--set", o->overrides, "Override a field of every GPU spec used, e.g. --set clock.model=constant")->take_all();
   cmd->callback([&ctx, o] {
+    const int threads = o->jobs > 0 ? o->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (!o->profile.empty()) {
+      if (!o->plot.empty()) throw InputError("--plot: not available with --profile");
+      run_profile_validation(ctx, ProfileValidationOptions{o->profile, o->gpu, o->overrides, o->json, o->rows_out, threads});
+      return;
+    }
+    if (o->measurements.empty()) throw InputError("validate: give --measurements FILE.csv or --profile TRACE.json");
     const validate::Table table = validate::read_csv(o->measurements);
     std::map<std::string, std::unique_ptr<hw::GpuSpec>> specs;
     std::mutex specs_mutex;
@@ -124,6 +146,15 @@ void register_validate(CLI::App& app, const Context& ctx) {
     };
     validate::PredictorRegistry registry;
     validate::register_builtin_predictors(registry);
+    // Systems (multi-GPU rows) are loaded on first use; a bad name fails that row with its reason.
+    auto systems = std::make_shared<std::map<std::string, std::unique_ptr<hw::SystemSpec>>>();
+    auto systems_mutex = std::make_shared<std::mutex>();
+    validate::register_multigpu_predictors(registry, [&ctx, systems, systems_mutex](const std::string& name) -> const hw::SystemSpec& {
+      std::lock_guard lock(*systems_mutex);
+      auto& slot = (*systems)[name];
+      if (!slot) slot = std::make_unique<hw::SystemSpec>(hw::load_system_preset(name, ctx.config_dir()));
+      return *slot;
+    });
     const int jobs = o->jobs > 0 ? o->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     // Progress only on a terminal: a log or a pipe would get one line per row.
     const bool progress = ::isatty(STDERR_FILENO) != 0;

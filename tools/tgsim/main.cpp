@@ -20,14 +20,19 @@ int main(int argc, char** argv) {
       "  tgsim gpus\n"
       "  tgsim gemm --gpu h200 --m 4096 --n 4096 --k 4096 --dtype bf16\n"
       "  tgsim gemm --gpu h100 --m 8192 --n 8192 --k 8192 --kernel nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT\n"
+      "  tgsim attention --gpu h100 --batch 4 --heads 32 --heads-kv 8 --seq-q 4096 --head-dim 128 --causal\n"
       "  tgsim run-graph configs/graphs/pipeline.json --gpu h100 --trace pipeline.trace.json\n"
       "  tgsim validate --measurements traces/h200/gemm.csv --plot validation.png\n"
       "Exit codes: 0 ok, 2 bad input (message names the file, JSON path or flag), 3 simulation deadlock.");
   tgsim::cli::register_gpus(app, ctx);
   tgsim::cli::register_run_graph(app, ctx);
   tgsim::cli::register_gemm(app, ctx);
-  tgsim::cli::register_lower(app, ctx);
+  tgsim::cli::register_attention(app, ctx);
+  tgsim::cli::register_llm(app, ctx);
+  CLI::App* lower = tgsim::cli::register_lower(app, ctx);
+  tgsim::cli::register_lower_attention(*lower, ctx);
   tgsim::cli::register_validate(app, ctx);
+  tgsim::cli::register_sweep(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -46,6 +51,9 @@ int main(int argc, char** argv) {
   } catch (const tgsim::SimulationError& e) {
     std::cerr << "tgsim: simulation failed: " << e.what() << "\n";
     return 3;
+  } catch (const tgsim::cli::Interrupted& e) {
+    std::cerr << "tgsim: " << e.what() << "\n";
+    return 130;
   } catch (const std::exception& e) {
     std::cerr << "tgsim: internal error: " << e.what() << "\n";
     return 1;

@@ -16,52 +16,6 @@ void declare_tensors(graph::Kernel& k, const Problem& p, const Plan& plan) {
                {"workspace", bytes(plan.splits > 1 ? m * n * 4.0 * plan.splits : 0)}};
 }
 
-graph::Node memory_node(std::string id, graph::NodeKind kind, graph::MemEngine engine, int role, double bytes,
-                        int tensor, std::array<graph::Coord, 3> coords, int multicast) {
-  graph::Node n;
-  n.id = std::move(id);
-  n.kind = kind;
-  n.engine = engine;
-  n.role = role;
-  n.bytes = Bytes{static_cast<std::int64_t>(std::ceil(bytes))};
-  n.tile.tensor = tensor;
-  n.tile.coords = coords;
-  n.multicast = multicast;
-  return n;
-}
-
-graph::Node mma_node(std::string id, int role, TensorInst inst, DType dtype, std::array<int, 3> shape, std::int64_t count) {
-  graph::Node n;
-  n.id = std::move(id);
-  n.kind = graph::NodeKind::mma;
-  n.role = role;
-  n.inst = inst;
-  n.dtype = dtype;
-  n.shape = shape;
-  n.count = count;
-  return n;
-}
-
-graph::Node simt_node(std::string id, int role, double ops, int threads) {
-  graph::Node n;
-  n.id = std::move(id);
-  n.kind = graph::NodeKind::simt;
-  n.role = role;
-  n.pipe = graph::SimtPipe::fp32;
-  n.ops = ops;
-  n.threads = threads;
-  return n;
-}
-
-graph::Node smem_node(std::string id, int role, double bytes) {
-  graph::Node n;
-  n.id = std::move(id);
-  n.kind = graph::NodeKind::smem;
-  n.role = role;
-  n.bytes = Bytes{static_cast<std::int64_t>(std::ceil(bytes))};
-  return n;
-}
-
 void fill_grid(graph::Kernel& k, const Plan& plan, const TemplateMaker& make_template) {
   std::map<std::vector<std::int64_t>, int> template_for_shape;
   for (const auto& items : plan.ctas) {
@@ -88,7 +42,5 @@ void fill_grid(graph::Kernel& k, const Plan& plan, const TemplateMaker& make_tem
 }
 
 double epilogue_ops_per_element(Epilogue e) { return e == Epilogue::bias_activation ? 10.0 : 2.0; }
-
-int mma_k(DType t) { return static_cast<int>(256 / dtype_bits(t)); }
 
 }  // namespace tgsim::gemm

@@ -6,6 +6,7 @@
 
 #include "frontend/gemm/plan.h"
 #include "frontend/gemm/problem.h"
+#include "frontend/nodes.h"
 #include "frontend/template_builder.h"
 #include "sim/graph/tile_graph.h"
 
@@ -21,11 +22,11 @@ inline graph::Coord item_param(int item, Param param, std::int64_t offset = 0) {
   return graph::Coord{item * kParamsPerItem + param, offset};
 }
 
-graph::Node memory_node(std::string id, graph::NodeKind kind, graph::MemEngine engine, int role, double bytes,
-                        int tensor, std::array<graph::Coord, 3> coords, int multicast = 1);
-graph::Node mma_node(std::string id, int role, TensorInst inst, DType dtype, std::array<int, 3> shape, std::int64_t count);
-graph::Node simt_node(std::string id, int role, double ops, int threads);
-graph::Node smem_node(std::string id, int role, double bytes);
+using frontend::memory_node;
+using frontend::mma_k;
+using frontend::mma_node;
+using frontend::simt_node;
+using frontend::smem_node;
 
 // Groups consecutive CTAs whose work items have the same shape (count, K iterations, fix-up role)
 // into CtaGroups, building one template per distinct shape with `make_template(items)`.
@@ -35,8 +36,5 @@ void fill_grid(graph::Kernel& k, const Plan& plan, const TemplateMaker& make_tem
 // SIMT instructions per output element in the epilogue: scale + convert, plus bias add and an
 // activation (SiLU/GELU: an exp on the SFU and a few FMAs) for a fused epilogue.
 double epilogue_ops_per_element(Epilogue e);
-
-// wgmma/tcgen05/mma.sync K per instruction: 32 bytes of input (k16 for 16-bit, k8 tf32, k32 fp8).
-int mma_k(DType t);
 
 }  // namespace tgsim::gemm

@@ -1,0 +1,69 @@
+// Split-KV combine (FlashAttention-2's flash_fwd_splitkv_combine_kernel): for blocks of
+// `rows_per_cta` query rows, read every split's log-sum-exp and fp32 partial output, rescale
+// and sum them (exp on the SFU, one FMA per partial element), write O in the input type.
+// 128 threads; rows per CTA: 4 when head_dim is a multiple of 128, 8 for multiples of 64, else 16.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "frontend/attention/lowering/lowering.h"
+#include "frontend/nodes.h"
+#include "frontend/template_builder.h"
+
+namespace tgsim::attention {
+namespace {
+
+using frontend::memory_node;
+using frontend::simt_node;
+using graph::MemEngine;
+using graph::NodeKind;
+
+int combine_rows(std::int64_t head_dim) { return head_dim % 128 == 0 ? 4 : head_dim % 64 == 0 ? 8 : 16; }
+
+}  // namespace
+
+graph::Kernel build_combine_kernel(const Problem& p, const Schedule& s, const Tiling& t) {
+  graph::Kernel k;
+  k.name = "flash_fwd_splitkv_combine_kernel";
+  declare_attention_tensors(k, p, t);
+  const int rows = combine_rows(p.head_dim);
+  const int threads = 128;
+  k.cta.threads = threads;
+  k.cta.registers_per_thread = 64;
+  const double d = static_cast<double>(p.head_dim);
+  k.cta.shared_memory = Bytes{static_cast<std::int64_t>(rows * d * 4 + t.splits * rows * 4.0)};
+
+  frontend::TemplateBuilder b("combine");
+  const int role = b.role("warps", 0, threads / 32);
+  const int lse = b.add(memory_node("ldLSE", NodeKind::load, MemEngine::plain, role, t.splits * rows * 4.0, -1, {}));
+  const int scale = b.add(simt_node("lse", role, 2.0 * t.splits * rows / threads + 4, threads, graph::SimtPipe::sfu));
+  b.edge(lse, scale);
+  const int acc = b.add(simt_node("accumulate", role, t.splits * rows * d / threads, threads));
+  b.edge(scale, acc);
+  for (int split = 0; split < t.splits; ++split) {
+    const int ld = b.add(memory_node(fmt::format("ldOpartial_{}", split), NodeKind::load, MemEngine::plain, role,
+                                     rows * d * 4.0, t_partial,
+                                     {param(p_bh), param(p_m_block), graph::Coord{-1, split * t.blocks_per_split}}));
+    b.edge(ld, acc);
+  }
+  const double e = dtype_bits(p.dtype) / 8.0;
+  const int st = b.add(memory_node("stO", NodeKind::store, MemEngine::plain, role, rows * d * e, t_o,
+                                   {param(p_bh), param(p_m_block), param(p_n_start)}));
+  b.edge(acc, st);
+  k.templates.push_back(b.take());
+
+  // One CTA per `rows` consecutive rows of each (batch, head); params: (bh, -, m block of the
+  // main kernel that wrote these rows, row block) so partial-output tiles match in L2.
+  graph::CtaGroup g{0, 0, kParams, {}};
+  const std::int64_t per_head = (t.rows + rows - 1) / rows;
+  for (std::int64_t bh = 0; bh < p.batch * t.heads; ++bh) {
+    for (std::int64_t r = 0; r < per_head; ++r) {
+      ++g.count;
+      g.params.insert(g.params.end(), {bh, 0, r * rows / s.block_m, r});
+    }
+  }
+  k.grid.push_back(std::move(g));
+  return k;
+}
+
+}  // namespace tgsim::attention

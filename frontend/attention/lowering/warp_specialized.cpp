@@ -1,0 +1,174 @@
+// Hopper warp-specialised attention forward: FlashAttention-3 (Shah et al. 2024) and cuDNN's
+// fused flash attention (sm90 wgmma kernels). One CTA per Q tile.
+//   producer warp:    TMA-loads the Q tile once, then K_j and V_j into a `stages`-deep ring, each
+//                     slot refilled once every consumer warpgroup released it;
+//   consumer warpgroup w (block_m / warpgroups rows each), per KV block j:
+//                     S_j = Q K_j^T (wgmma, SS), softmax_j (FP32 pipe + SFU exp2), O += P_j V_j
+//                     (wgmma, P from registers).
+//   intra-warpgroup overlap (FA3 Algorithm 2): S_j is issued before PV_{j-1}, so softmax_j runs
+//                     on the SIMT pipes while PV_{j-1} runs on the tensor cores;
+//   ping-pong (FA3): named barriers make the warpgroups take turns on the tensor cores, one's
+//                     GEMMs while the other's softmax;
+//   epilogue:         1/rowsum + conversion, staging in shared memory, TMA store of O.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "frontend/attention/lowering/lowering.h"
+#include "frontend/attention/lowering/softmax.h"
+#include "frontend/nodes.h"
+#include "frontend/template_builder.h"
+#include "sim/units/error.h"
+
+namespace tgsim::attention {
+namespace {
+
+using frontend::memory_node;
+using frontend::mma_node;
+using frontend::simt_node;
+using frontend::smem_node;
+using graph::MemEngine;
+using graph::NodeKind;
+using graph::SimtPipe;
+
+struct Consumer {
+  int role = 0;
+  std::vector<int> s, pv, softmax, exp;  // per KV block
+  // The last GEMM of the warpgroup's turn j on the tensor cores: S_j and, with intra-warpgroup
+  // overlap, PV_{j-1} issued right after it.
+  int last_gemm(std::size_t j, bool overlap) const { return overlap && j > 0 ? pv[j - 1] : s[j]; }
+};
+
+graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const TemplateShape& shape) {
+  frontend::TemplateBuilder b("tile");
+  const int wgs = s.consumer_warpgroups;
+  const int producer = b.role("producer", 0, 1);
+  const double e = dtype_bits(p.dtype) / 8.0;
+  const double d = static_cast<double>(p.head_dim);
+  const double bn = s.block_n;
+  const double wg_rows = static_cast<double>(s.block_m) / wgs;
+  const double valid_rows = static_cast<double>(shape.rows);
+  const int k_inst = frontend::mma_k(p.dtype);
+  const int pv_n = static_cast<int>(std::min(d, 256.0));
+  const auto s_count = static_cast<std::int64_t>(std::ceil(wg_rows / 64) * std::ceil(d / k_inst));
+  const auto pv_count = static_cast<std::int64_t>(std::ceil(wg_rows / 64) * std::ceil(d / pv_n) * std::ceil(bn / k_inst));
+  const double scores = wg_rows * bn / 128, outputs = wg_rows * d / 128;  // per consumer thread
+  const auto n = static_cast<std::size_t>(shape.n_iters);
+
+  const int ld_q = b.add(memory_node("ldQ", NodeKind::load, MemEngine::tma, producer, valid_rows * d * e, t_q,
+                                     {param(p_bh), param(p_m_block), {}}));
+  std::vector<int> ld_k(n), ld_v(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    ld_k[j] = b.add(memory_node(fmt::format("ldK_{}", j), NodeKind::load, MemEngine::tma, producer, bn * d * e, t_k,
+                                {param(p_bkv), param(p_n_start, static_cast<std::int64_t>(j)), {}}));
+    ld_v[j] = b.add(memory_node(fmt::format("ldV_{}", j), NodeKind::load, MemEngine::tma, producer, bn * d * e, t_v,
+                                {param(p_bkv), param(p_n_start, static_cast<std::int64_t>(j)), {}}));
+  }
+  std::vector<Consumer> cons(static_cast<std::size_t>(wgs));
+  for (int w = 0; w < wgs; ++w) {
+    auto& c = cons[static_cast<std::size_t>(w)];
+    c.role = b.role(fmt::format("consumer{}", w), 4 * (w + 1), 4);
+    for (std::size_t j = 0; j < n; ++j) {
+      const bool masked = static_cast<std::int64_t>(j) >= shape.n_iters - shape.masked;
+      c.s.push_back(b.add(mma_node(fmt::format("S{}_{}", w, j), c.role, TensorInst::wgmma, p.dtype,
+                                   {64, static_cast<int>(bn), k_inst}, s_count)));
+      const double fp32 = scores * (kSoftmaxFp32PerScore + (masked ? kMaskPerScore : 0.0)) + outputs * kRescalePerOutput;
+      const int smx = b.add(simt_node(fmt::format("softmax{}_{}", w, j), c.role, fp32, 128));
+      const int exp = b.add(simt_node(fmt::format("exp{}_{}", w, j), c.role, scores * kSoftmaxSfuPerScore, 128, SimtPipe::sfu));
+      c.softmax.push_back(smx);
+      c.exp.push_back(exp);
+      c.pv.push_back(b.add(mma_node(fmt::format("PV{}_{}", w, j), c.role, TensorInst::wgmma, p.dtype, {64, pv_n, k_inst},
+                                    pv_count)));
+      b.edge(ld_k[j], c.s[j]);
+      if (j == 0) b.edge(ld_q, c.s[j]);
+      for (int x : {smx, exp}) {
+        b.edge(c.s[j], x);
+        if (j > 0) b.order(c.softmax[j - 1], x);  // running row max and sum
+        if (j > 0) b.order(c.exp[j - 1], x);
+      }
+      b.edge(smx, c.pv[j]);
+      b.edge(exp, c.pv[j]);
+      b.edge(ld_v[j], c.pv[j]);
+      if (j > 0) {
+        b.order(c.pv[j - 1], c.pv[j]);  // same O accumulators
+        if (s.intra_warpgroup_overlap) {
+          b.order(c.s[j], c.pv[j - 1]);  // S_j is issued first, PV_{j-1} overlaps softmax_j
+          b.order(c.softmax[j - 1], c.s[j]);
+          b.order(c.exp[j - 1], c.s[j]);
+        } else {
+          b.order(c.pv[j - 1], c.s[j]);
+        }
+      }
+    }
+  }
+  // Ping-pong: warpgroup w+1's GEMMs of block j after warpgroup w's; warpgroup 0's GEMMs of j+1
+  // after the last warpgroup's of j.
+  if (s.pingpong && wgs > 1) {
+    for (std::size_t j = 0; j < n; ++j) {
+      for (int w = 1; w < wgs; ++w) {
+        const auto& prev = cons[static_cast<std::size_t>(w - 1)];
+        const auto& cur = cons[static_cast<std::size_t>(w)];
+        b.order(prev.last_gemm(j, s.intra_warpgroup_overlap), cur.s[j]);
+      }
+      if (j + 1 < n) b.order(cons.back().last_gemm(j, s.intra_warpgroup_overlap), cons.front().s[j + 1]);
+    }
+  }
+  // Stage release: the producer refills slot (j mod stages) once every warpgroup is done with it.
+  for (std::size_t j = static_cast<std::size_t>(s.stages); j < n; ++j) {
+    for (const auto& c : cons) {
+      b.order(c.s[j - static_cast<std::size_t>(s.stages)], ld_k[j]);
+      b.order(c.pv[j - static_cast<std::size_t>(s.stages)], ld_v[j]);
+    }
+  }
+  // Epilogue per warpgroup.
+  int prev_store = -1;
+  for (int w = 0; w < wgs; ++w) {
+    const auto& c = cons[static_cast<std::size_t>(w)];
+    const double rows = std::clamp(valid_rows - w * wg_rows, 0.0, wg_rows);
+    const int cvt = b.add(simt_node(fmt::format("epilogue{}", w), c.role, outputs * kEpiloguePerOutput, 128));
+    b.edge(n > 0 ? c.pv.back() : ld_q, cvt);
+    const int stage = b.add(smem_node(fmt::format("stsmO{}", w), c.role, rows * d * e));
+    b.edge(cvt, stage);
+    const int st = s.split_kernel
+                       ? b.add(memory_node(fmt::format("stOpartial{}", w), NodeKind::store, MemEngine::tma, c.role,
+                                           rows * d * 4.0 + rows * 4.0, t_partial,
+                                           {param(p_bh), param(p_m_block, w), param(p_n_start)}))
+                       : b.add(memory_node(fmt::format("stO{}", w), NodeKind::store, MemEngine::tma, c.role, rows * d * e,
+                                           t_o, {param(p_bh), param(p_m_block), graph::Coord{-1, w}}));
+    b.edge(stage, st);
+    b.order(prev_store, st);
+    prev_store = st;
+  }
+  return b.take();
+}
+
+}  // namespace
+
+graph::Kernel build_ws_kernel(const Problem& p, const Schedule& s, const Tiling& t, const hw::GpuSpec& spec) {
+  if (spec.arch == "ampere")
+    throw InputError(fmt::format("schedule \"{}\" is Hopper warp-specialised (TMA + wgmma), which {} cannot run", s.name, spec.name));
+  if (p.head_dim > 256) throw InputError(fmt::format("head_dim {} > 256 is not supported by {}", p.head_dim, s.name));
+  graph::Kernel k;
+  k.name = s.name.empty() ? "attention_sm90_ws" : s.name;
+  declare_attention_tensors(k, p, t);
+  const double e = dtype_bits(p.dtype) / 8.0;
+  k.cta.threads = 128 * (1 + s.consumer_warpgroups);
+  k.cta.registers_per_thread = 65536 / k.cta.threads / 8 * 8;  // setmaxnreg: the CTA takes the register file
+  // cuDNN's stage count is not in its name: as many as fit, up to the schedule's.
+  Schedule fitted = s;
+  const auto smem_for = [&](int stages) {
+    return (s.block_m + 2.0 * stages * s.block_n) * static_cast<double>(p.head_dim) * e + 1024;
+  };
+  if (s.family == Family::cudnn) {
+    while (fitted.stages > 1 && smem_for(fitted.stages) > static_cast<double>(spec.sm.shared_memory_per_cta.value)) --fitted.stages;
+  }
+  k.cta.shared_memory = Bytes{static_cast<std::int64_t>(smem_for(fitted.stages))};
+  if (k.cta.shared_memory > spec.sm.shared_memory_per_cta)
+    throw InputError(fmt::format("schedule \"{}\": {} B of shared memory per CTA, {} allows {}", s.name,
+                                 k.cta.shared_memory.value, spec.name, spec.sm.shared_memory_per_cta.value));
+  fill_attention_grid(k, cta_work(p, fitted, t), [&](const TemplateShape& shape) { return build_template(p, fitted, shape); });
+  return k;
+}
+
+}  // namespace tgsim::attention

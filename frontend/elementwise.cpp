@@ -1,0 +1,36 @@
+#include "frontend/elementwise.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "frontend/nodes.h"
+#include "frontend/template_builder.h"
+
+namespace tgsim::frontend {
+
+graph::Kernel elementwise_kernel(const std::string& name, const Elementwise& e) {
+  constexpr int kThreads = 256;
+  constexpr double kPerThread = 8;
+  const double ctas = e.rows > 0 ? static_cast<double>(e.rows)
+                                 : std::max(1.0, std::ceil(e.elements / (kThreads * kPerThread)));
+  graph::Kernel k;
+  k.name = name;
+  k.cta.threads = kThreads;
+  k.cta.registers_per_thread = 32;
+  TemplateBuilder b("cta");
+  const int role = b.role("threads", 0, kThreads / 32);
+  // Inputs and outputs are streamed (untracked by the L2 model: they usually were written by
+  // the previous kernel in another tiling, so no tile key would match).
+  const int ld = b.add(memory_node("load", graph::NodeKind::load, graph::MemEngine::plain, role,
+                                             e.read_bytes / ctas, -1, {}));
+  const int op = b.add(simt_node("compute", role, e.ops_per_element * e.elements / ctas / kThreads, kThreads));
+  const int st = b.add(memory_node("store", graph::NodeKind::store, graph::MemEngine::plain, role,
+                                             e.write_bytes / ctas, -1, {}));
+  b.edge(ld, op);
+  b.edge(op, st);
+  k.templates.push_back(b.take());
+  k.grid.push_back(graph::CtaGroup{0, static_cast<std::int64_t>(ctas), 0, {}});
+  return k;
+}
+
+}  // namespace tgsim::frontend

@@ -1,0 +1,167 @@
+#include "frontend/multigpu/collectives.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "frontend/nodes.h"
+#include "frontend/template_builder.h"
+#include "sim/units/error.h"
+
+namespace tgsim::multigpu {
+namespace {
+
+// assumed: NCCL's usual channel count for rings and peer-to-peer on NVSwitch systems (not read
+// from the measured runs); with 512 threads a channel's SM pushes 45.5 GB/s, so 16 channels
+// are link-bound on every preset.
+constexpr int kDefaultChannels = 16;
+// NCCL Simple protocol: a 4 MiB buffer per channel and peer in NCCL_STEPS = 8 steps (NCCL
+// source, src/include/device.h and NCCL_BUFFSIZE default).
+constexpr std::int64_t kSimpleStep = 512 * 1024;
+
+graph::Node delay_node(std::string id, int role, double cycles) {
+  graph::Node n;
+  n.id = std::move(id);
+  n.kind = graph::NodeKind::delay;
+  n.role = role;
+  n.cycles = Cycles{cycles};
+  return n;
+}
+
+graph::Node put_node(std::string id, int role, std::int64_t bytes, int peer) {
+  graph::Node n = frontend::memory_node(std::move(id), graph::NodeKind::remote_put, graph::MemEngine::plain, role,
+                                        static_cast<double>(bytes), -1, {});
+  n.peer = peer;
+  return n;
+}
+
+graph::Kernel base_kernel(const CollectiveParams& p, int gpu, std::string name) {
+  graph::Kernel k;
+  k.name = std::move(name);
+  k.gpu = gpu;
+  k.cta.threads = p.threads;
+  k.cta.registers_per_thread = 64;
+  k.cta.shared_memory = Bytes{0};
+  return k;
+}
+
+// Each channel's share of `bytes` in chunks of at most `chunk`.
+std::vector<std::int64_t> chunks_of(std::int64_t bytes, int channels, std::int64_t chunk) {
+  const std::int64_t share = (bytes + channels - 1) / channels;
+  std::vector<std::int64_t> out;
+  for (std::int64_t off = 0; off < share; off += chunk) out.push_back(std::min(chunk, share - off));
+  if (out.empty()) out.push_back(0);
+  return out;
+}
+
+graph::TileGraph lower_all_to_all(const CollectiveParams& p, const CollectivePlan& plan, const hw::GpuSpec& gpu,
+                                  const hw::SystemSpec& sys) {
+  graph::TileGraph g;
+  g.name = fmt::format("all_to_all_{}x{}B", p.gpus, p.bytes);
+  g.gpus = p.gpus;
+  g.flags.push_back(graph::Flag{"arrived", graph::FlagScope::system});
+  const std::vector<std::int64_t> chunks = chunks_of(p.bytes, plan.channels, plan.chunk_bytes);
+  const double launch_cycles = to_seconds(sys.collective_overhead) * gpu.clock.boost.value;
+  for (int gi = 0; gi < p.gpus; ++gi) {
+    graph::Kernel k = base_kernel(p, gi, fmt::format("nccl_sendrecv_gpu{}", gi));
+    frontend::TemplateBuilder b("channel");
+    const int role = b.role("channel", 0, p.threads / 32);
+    const int start = b.add(delay_node("nccl_launch", role, launch_cycles));
+    // param 0: this channel's slot on its own GPU (gpu * channels + channel); the receiver's
+    // slot is param 0 + (peer - gpu) * channels (a plain offset: each GPU has its own kernel).
+    for (int o = 1; o < p.gpus; ++o) {
+      const int dst = (gi + o) % p.gpus;
+      for (std::size_t c = 0; c < chunks.size(); ++c) {
+        const int put = b.add(put_node(fmt::format("put_p{}_c{}", o, c), role, chunks[c], o));
+        const int sig = b.add(frontend::signal_node(
+            fmt::format("ready_p{}_c{}", o, c), role,
+            graph::FlagRef{0, graph::Coord{0, static_cast<std::int64_t>(dst - gi) * plan.channels}}));
+        b.order(start, put);
+        b.edge(put, sig);
+      }
+    }
+    const auto expected = static_cast<std::int64_t>(chunks.size()) * (p.gpus - 1);
+    const int wait = b.add(frontend::wait_node("received", role, graph::FlagRef{0, graph::Coord{0, 0}}, expected));
+    b.order(start, wait);
+    k.templates.push_back(b.take());
+    graph::CtaGroup grp{0, plan.channels, 1, {}};
+    for (int ch = 0; ch < plan.channels; ++ch) grp.params.push_back(static_cast<std::int64_t>(gi) * plan.channels + ch);
+    k.grid.push_back(std::move(grp));
+    g.kernels.push_back(std::move(k));
+  }
+  return g;
+}
+
+graph::TileGraph lower_ring_all_reduce(const CollectiveParams& p, const CollectivePlan& plan, const hw::GpuSpec& gpu,
+                                       const hw::SystemSpec& sys) {
+  graph::TileGraph g;
+  g.name = fmt::format("all_reduce_ring_{}x{}B", p.gpus, p.bytes);
+  g.gpus = p.gpus;
+  g.flags.push_back(graph::Flag{"step", graph::FlagScope::system});
+  const std::int64_t segment = (p.bytes + p.gpus - 1) / p.gpus;
+  const std::vector<std::int64_t> chunks = chunks_of(segment, plan.channels, plan.chunk_bytes);
+  const int steps = 2 * (p.gpus - 1);
+  const auto per_channel = static_cast<std::int64_t>(chunks.size()) * steps;  // flag slots per channel
+  const double launch_cycles = to_seconds(sys.collective_overhead) * gpu.clock.boost.value;
+  for (int gi = 0; gi < p.gpus; ++gi) {
+    graph::Kernel k = base_kernel(p, gi, fmt::format("nccl_allreduce_ring_gpu{}", gi));
+    frontend::TemplateBuilder b("channel");
+    const int role = b.role("channel", 0, p.threads / 32);
+    const int start = b.add(delay_node("nccl_launch", role, launch_cycles));
+    // Slots: ((gpu * channels + channel) * chunks + j) * steps + s; param 0 is this channel's
+    // base on its own GPU, param 1 the same channel's base on the next GPU.
+    for (std::size_t j = 0; j < chunks.size(); ++j) {
+      int prev_wait = -1;
+      for (int s = 0; s < steps; ++s) {
+        const auto slot = static_cast<std::int64_t>(j) * steps + s;
+        const int put = b.add(put_node(fmt::format("put_c{}_s{}", j, s), role, chunks[j], 1));
+        const int sig = b.add(
+            frontend::signal_node(fmt::format("sent_c{}_s{}", j, s), role, graph::FlagRef{0, graph::Coord{1, slot}}));
+        const int wait = b.add(
+            frontend::wait_node(fmt::format("recv_c{}_s{}", j, s), role, graph::FlagRef{0, graph::Coord{0, slot}}, 1));
+        b.order(start, put);
+        b.order(start, wait);
+        if (prev_wait >= 0) b.edge(prev_wait, put);  // forward what came in (reduced) at the next step
+        b.edge(put, sig);
+        prev_wait = wait;
+      }
+    }
+    k.templates.push_back(b.take());
+    graph::CtaGroup grp{0, plan.channels, 2, {}};
+    const int next = (gi + 1) % p.gpus;
+    for (int ch = 0; ch < plan.channels; ++ch) {
+      grp.params.push_back((static_cast<std::int64_t>(gi) * plan.channels + ch) * per_channel);
+      grp.params.push_back((static_cast<std::int64_t>(next) * plan.channels + ch) * per_channel);
+    }
+    k.grid.push_back(std::move(grp));
+    g.kernels.push_back(std::move(k));
+  }
+  return g;
+}
+
+}  // namespace
+
+std::string_view to_string(Collective c) { return c == Collective::all_to_all ? "all_to_all" : "all_reduce"; }
+
+CollectivePlan plan_collective(const CollectiveParams& p, const hw::GpuSpec& gpu, const hw::SystemSpec& sys) {
+  if (p.gpus < 2 || p.gpus > sys.gpu_count) {
+    throw InputError(
+        fmt::format("a collective over {} GPUs on system \"{}\" ({} GPUs)", p.gpus, sys.name, sys.gpu_count));
+  }
+  if (p.bytes <= 0) throw InputError("collective bytes must be positive");
+  if (p.threads < 32 || p.threads % 32 != 0 || p.threads > gpu.sm.max_threads)
+    throw InputError("bad threads per channel");
+  CollectivePlan plan;
+  plan.channels = std::clamp(p.channels > 0 ? p.channels : kDefaultChannels, 1, gpu.sm.count);
+  plan.chunk_bytes = p.chunk_bytes > 0 ? p.chunk_bytes : kSimpleStep;
+  return plan;
+}
+
+graph::TileGraph lower_collective(const CollectiveParams& p, const CollectivePlan& plan, const hw::GpuSpec& gpu,
+                                  const hw::SystemSpec& sys) {
+  return p.kind == Collective::all_to_all ? lower_all_to_all(p, plan, gpu, sys)
+                                          : lower_ring_all_reduce(p, plan, gpu, sys);
+}
+
+}  // namespace tgsim::multigpu

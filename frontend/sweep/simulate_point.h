@@ -1,0 +1,13 @@
+// Validating and simulating one graph as `tgsim gemm` does by default (tile_lru L2 that starts
+// full of dirty lines, no critical path, no trace): the evaluators' shared last step.
+#pragma once
+
+#include "sim/engine/result.h"
+#include "sim/graph/tile_graph.h"
+#include "sim/hw/gpu_spec.h"
+
+namespace tgsim::sweep {
+
+engine::Result simulate_point(const graph::TileGraph& g, const hw::GpuSpec& spec);
+
+}  // namespace tgsim::sweep

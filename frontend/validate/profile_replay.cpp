@@ -1,0 +1,267 @@
+#include "frontend/validate/profile_replay.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <numeric>
+#include <set>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "frontend/attention/lower.h"
+#include "frontend/attention/request.h"
+#include "frontend/elementwise.h"
+#include "frontend/gemm/lower.h"
+#include "frontend/gemm/request.h"
+#include "sim/engine/simulate.h"
+#include "sim/graph/validate.h"
+#include "sim/units/error.h"
+
+namespace tgsim::validate {
+namespace {
+
+double numel(const std::vector<std::int64_t>& d) {
+  return std::accumulate(d.begin(), d.end(), 1.0, [](double a, std::int64_t b) { return a * static_cast<double>(b); });
+}
+
+// Bytes of one element of a recorded input type; 0 for scalars and non-tensors.
+double element_bytes(const std::string& t) {
+  if (t == "float" || t == "int") return 4;
+  if (t == "c10::BFloat16" || t == "c10::Half" || t == "short") return 2;
+  if (t == "double" || t == "long int" || t == "long") return 8;
+  if (t == "bool" || t == "unsigned char" || t == "signed char" || t.find("Float8") != std::string::npos) return 1;
+  return 0;
+}
+
+std::optional<DType> dtype_of(const std::string& t) {
+  if (t == "c10::BFloat16") return DType::bf16;
+  if (t == "c10::Half") return DType::fp16;
+  if (t == "float") return DType::fp32;
+  return std::nullopt;
+}
+
+std::string dims_text(const ProfiledOp& op) {
+  std::string s;
+  for (std::size_t i = 0; i < op.dims.size(); ++i) {
+    if (op.dims[i].empty()) continue;
+    if (!s.empty()) s += " ";
+    s += fmt::format("[{}]", fmt::join(op.dims[i], ","));
+  }
+  return s;
+}
+
+// Kernel durations (end - start) of every kernel in a simulated graph: launch gaps excluded, as
+// the profiler's kernel durations exclude them.
+double kernel_time_us(const graph::TileGraph& g, const hw::GpuSpec& spec) {
+  graph::validate_tile_graph(g, g.name);
+  engine::SimOptions o;
+  o.l2_starts_dirty = true;
+  o.critical_path = false;
+  const auto r = engine::simulate(g, spec, o);
+  double t = 0;
+  for (const auto& k : r.kernels) t += to_us(k.end - k.start);
+  return t;
+}
+
+std::string kernel_list(const ProfiledLaunch& l) {
+  std::vector<std::string> names;
+  for (const auto& k : l.kernels) names.push_back(normalize_kernel_name(k.name));
+  return fmt::format("{}", fmt::join(names, ";"));
+}
+
+bool predict_gemm(const ProfiledLaunch& l, const hw::GpuSpec& spec, ReplayRow& row) {
+  const auto& op = l.op;
+  std::vector<std::int64_t> a, b;
+  if (op.name == "aten::mm" && op.dims.size() >= 2) {
+    a = op.dims[0];
+    b = op.dims[1];
+  } else if (op.name == "aten::addmm" && op.dims.size() >= 3) {
+    a = op.dims[1];
+    b = op.dims[2];
+  } else {
+    return false;
+  }
+  if (a.size() != 2 || b.size() != 2 || a[1] != b[0]) {
+    row.reason = fmt::format("{} with shapes {}: not a plain 2-D product", op.name, dims_text(op));
+    return true;
+  }
+  const auto t = dtype_of(op.types.empty() ? "" : op.types[0]);
+  if (!t) {
+    row.reason = fmt::format("{}: input type {} not modelled", op.name, op.types.empty() ? "?" : op.types[0]);
+    return true;
+  }
+  gemm::Request req;
+  req.m = a[0];
+  req.k = a[1];
+  req.n = b[1];
+  req.dtype = *t;
+  req.kernel = kernel_list(l);
+  gemm::Resolved r;
+  try {
+    r = gemm::resolve(req, spec);
+  } catch (const InputError& e) {
+    req.kernel.clear();  // a name the importer does not know: the default schedule, said so
+    r = gemm::resolve(req, spec);
+    row.reason = fmt::format("default schedule (kernel name not imported: {})", e.what());
+  }
+  const auto lowered = gemm::lower_gemm(r.problem, r.schedule, spec);
+  row.category = "gemm";
+  row.schedule = lowered.schedule.name;
+  row.predicted_us = kernel_time_us(lowered.graph, spec);
+  row.simulated = true;
+  return true;
+}
+
+bool predict_attention(const ProfiledLaunch& l, const hw::GpuSpec& spec, ReplayRow& row) {
+  const auto& op = l.op;
+  if (op.name != "aten::_flash_attention_forward") return false;
+  if (op.dims.size() < 3 || op.dims[0].size() != 4 || op.dims[1].size() != 4) {
+    row.reason = "flash attention op without 4-D q, k";
+    return true;
+  }
+  attention::Request req;
+  auto& p = req.problem;
+  const auto& q = op.dims[0];  // [batch, seq_q, heads, d]
+  const auto& k = op.dims[1];  // [batch, seq_kv, heads_kv, d]
+  p.batch = q[0];
+  p.seq_q = q[1];
+  p.heads = q[2];
+  p.head_dim = q[3];
+  p.seq_kv = k[1];
+  p.heads_kv = k[2];
+  // _flash_attention_forward(q, k, v, cum_q, cum_k, max_q, max_k, dropout, is_causal, ...)
+  p.causal = op.concrete.size() > 8 && op.concrete[8] == "True";
+  const auto t = dtype_of(op.types.empty() ? "" : op.types[0]);
+  if (!t) {
+    row.reason = "attention input type not modelled";
+    return true;
+  }
+  p.dtype = *t;
+  req.kernel = kernel_list(l);
+  const auto r = attention::resolve(req, spec);
+  const auto lowered = attention::lower_attention(r.problem, r.schedule, spec);
+  row.category = "attention";
+  row.schedule = lowered.schedule.name;
+  row.predicted_us = kernel_time_us(lowered.graph, spec);
+  row.simulated = true;
+  return true;
+}
+
+// Memory-bound ops: bytes read = the tensor inputs, bytes written = the result (the broadcast of
+// the inputs; copy_ writes its first input; reductions one value per row; cat the sum).
+bool predict_elementwise(const ProfiledLaunch& l, const hw::GpuSpec& spec, ReplayRow& row) {
+  static const std::set<std::string> pointwise{"aten::add", "aten::sub", "aten::mul", "aten::div", "aten::neg", "aten::pow",
+                                               "aten::rsqrt", "aten::sqrt", "aten::exp", "aten::silu", "aten::gelu",
+                                               "aten::relu", "aten::sigmoid", "aten::tanh", "aten::where", "aten::copy_",
+                                               "aten::_softmax", "aten::masked_fill", "aten::fill_", "aten::zero_"};
+  static const std::set<std::string> reductions{"aten::mean", "aten::sum", "aten::amax", "aten::max"};
+  const auto& op = l.op;
+  const bool cat = op.name == "aten::cat";
+  if (!pointwise.count(op.name) && !reductions.count(op.name) && !cat) return false;
+  double read = 0, out_elems = 0, out_bytes_per = 0, rows = 0;
+  for (std::size_t i = 0; i < op.dims.size(); ++i) {
+    const std::string type = i < op.types.size() ? op.types[i] : "";
+    if (cat && i < op.list_dims.size() && !op.list_dims[i].empty()) {
+      for (const auto& t : op.list_dims[i]) {
+        read += numel(t) * 2;  // a tensor list carries no per-tensor type: 16-bit assumed (docs)
+        out_elems += numel(t);
+      }
+      out_bytes_per = 2;
+      continue;
+    }
+    const double eb = element_bytes(type);
+    if (eb == 0 || op.dims[i].empty()) continue;
+    const double n = numel(op.dims[i]);
+    if (op.name == "aten::copy_" && i == 0) {  // self: written, not read
+      out_elems = n;
+      out_bytes_per = eb;
+      continue;
+    }
+    read += n * eb;
+    if (op.name != "aten::copy_" && n >= out_elems) {
+      out_elems = n;
+      out_bytes_per = std::max(out_bytes_per, eb);
+    }
+    if (reductions.count(op.name) && rows == 0 && !op.dims[i].empty()) rows = n / static_cast<double>(op.dims[i].back());
+  }
+  if (out_elems == 0) {
+    row.reason = fmt::format("{}: no tensor input with a known type", op.name);
+    return true;
+  }
+  frontend::Elementwise e;
+  e.elements = out_elems;
+  e.read_bytes = read;
+  e.write_bytes = reductions.count(op.name) ? rows * out_bytes_per : out_elems * out_bytes_per;
+  e.ops_per_element = reductions.count(op.name) ? 2 : 1;
+  e.rows = reductions.count(op.name) ? static_cast<std::int64_t>(rows) : 0;
+  graph::TileGraph g;
+  g.name = op.name;
+  g.kernels.push_back(frontend::elementwise_kernel(op.name, e));
+  row.category = "elementwise";
+  row.schedule = reductions.count(op.name) ? "row-wise" : "elementwise";
+  row.predicted_us = kernel_time_us(g, spec);
+  row.simulated = true;
+  return true;
+}
+
+ReplayRow predict(const ProfiledLaunch& l, const hw::GpuSpec& spec) {
+  ReplayRow row;
+  row.op = l.op.name.empty() ? "(no op recorded)" : l.op.name;
+  row.kernels = kernel_list(l);
+  row.shape = dims_text(l.op);
+  row.kernel_count = static_cast<int>(l.kernels.size());
+  for (const auto& k : l.kernels) row.measured_us += k.dur_us;
+  try {
+    if (predict_gemm(l, spec, row) || predict_attention(l, spec, row) || predict_elementwise(l, spec, row)) {
+      if (!row.simulated && row.reason.empty()) row.reason = "not modelled";
+      return row;
+    }
+    row.reason = l.op.name.empty() ? "kernel not attached to an operator" : fmt::format("{}: no frontend models it", l.op.name);
+  } catch (const InputError& e) {
+    row.simulated = false;
+    row.reason = e.what();
+  }
+  return row;
+}
+
+}  // namespace
+
+ReplayReport replay_profile(const std::vector<ProfiledLaunch>& launches, const hw::GpuSpec& spec, int jobs,
+                            const std::function<void(int, int)>& progress) {
+  ReplayReport rep;
+  rep.rows.resize(launches.size());
+  std::atomic<std::size_t> next{0};
+  std::atomic<int> done{0};
+  std::mutex progress_mutex;
+  const auto work = [&] {
+    for (std::size_t i = next++; i < launches.size(); i = next++) {
+      rep.rows[i] = predict(launches[i], spec);
+      const int d = ++done;
+      if (progress) {
+        std::lock_guard lock(progress_mutex);
+        progress(d, static_cast<int>(launches.size()));
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < std::max(1, jobs); ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  for (const auto& r : rep.rows) {
+    rep.measured_total_us += r.measured_us;
+    if (r.simulated) {
+      rep.measured_covered_us += r.measured_us;
+      rep.predicted_covered_us += r.predicted_us;
+    }
+  }
+  rep.predicted_total_us = rep.predicted_covered_us + (rep.measured_total_us - rep.measured_covered_us);
+  rep.coverage_pct = rep.measured_total_us > 0 ? 100.0 * rep.measured_covered_us / rep.measured_total_us : 0;
+  rep.covered_error_pct =
+      rep.measured_covered_us > 0 ? 100.0 * (rep.predicted_covered_us - rep.measured_covered_us) / rep.measured_covered_us : 0;
+  return rep;
+}
+
+}  // namespace tgsim::validate

@@ -1,0 +1,43 @@
+// `tgsim validate --profile TRACE.json`: every GPU kernel of a PyTorch profile, attached to its
+// operator and input shapes, simulated by the frontend that models it (GEMMs from aten::mm /
+// addmm / linear with the kernel name, attention from the flash-attention ops, memory-bound
+// kernels from the shapes and types they read and write); per-kernel and total comparison
+// of GPU kernel time. Kernels no frontend models are listed with their measured time.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "frontend/validate/profile_trace.h"
+#include "sim/hw/gpu_spec.h"
+
+namespace tgsim::validate {
+
+struct ReplayRow {
+  std::string op;         // aten op that launched it
+  std::string category;   // gemm, attention, elementwise, or "" when not simulated
+  std::string kernels;    // kernel names, ';'-separated
+  std::string shape;      // the op's input dims, short form
+  std::string schedule;   // what was simulated
+  int kernel_count = 0;
+  double measured_us = 0;
+  double predicted_us = 0;
+  bool simulated = false;
+  std::string reason;  // why not simulated, or a note (e.g. default schedule used)
+};
+
+struct ReplayReport {
+  std::vector<ReplayRow> rows;
+  double measured_total_us = 0;
+  double measured_covered_us = 0;
+  double predicted_covered_us = 0;
+  double predicted_total_us = 0;  // predicted where simulated, measured where not
+  double coverage_pct = 0;        // share of measured kernel time that was simulated
+  double covered_error_pct = 0;   // (predicted - measured) / measured over the simulated kernels
+};
+
+ReplayReport replay_profile(const std::vector<ProfiledLaunch>& launches, const hw::GpuSpec& spec, int jobs,
+                            const std::function<void(int, int)>& progress);
+
+}  // namespace tgsim::validate

@@ -1,0 +1,165 @@
+// Attention lowering: work decomposition (causal skipping, split-KV, GQA packing), the tensor-core
+// work the graphs carry, and simulated invariants.
+#include <gtest/gtest.h>
+
+#include "frontend/attention/lower.h"
+#include "frontend/attention/lowering/work.h"
+#include "frontend/attention/request.h"
+#include "sim/engine/simulate.h"
+#include "sim/graph/validate.h"
+#include "sim/hw/spec_json.h"
+#include "sim/units/error.h"
+
+namespace tgsim::attention {
+namespace {
+
+hw::GpuSpec gpu(const std::string& name) { return hw::load_gpu_preset(name, TGSIM_SOURCE_DIR "/configs"); }
+
+Problem prefill(std::int64_t b, std::int64_t h, std::int64_t s, std::int64_t d, bool causal) {
+  return Problem{b, h, h, s, s, d, causal, DType::bf16};
+}
+
+// Tensor-core FLOPs of a kernel: every MMA node of every CTA.
+double mma_flops(const graph::Kernel& k) {
+  double f = 0;
+  for (const auto& g : k.grid) {
+    const auto& t = k.templates[static_cast<std::size_t>(g.template_index)];
+    for (const auto& n : t.nodes) {
+      if (n.kind != graph::NodeKind::mma) continue;
+      const double per = 2.0 * n.shape[0] * n.shape[1] * n.shape[2] * static_cast<double>(n.count);
+      const int warps = n.inst == TensorInst::mma_sync ? t.roles[static_cast<std::size_t>(n.role)].warps : 1;
+      f += per * warps * static_cast<double>(g.count);
+    }
+  }
+  return f;
+}
+
+double simulate_us(const Problem& p, const Schedule& s, const hw::GpuSpec& spec) {
+  const auto l = lower_attention(p, s, spec);
+  graph::validate_tile_graph(l.graph, "test");
+  engine::SimOptions o;
+  o.critical_path = false;
+  return to_us(engine::simulate(l.graph, spec, o).latency);
+}
+
+TEST(AttentionProblem, VisiblePairsOfABottomRightCausalMask) {
+  EXPECT_EQ(prefill(1, 1, 4, 64, true).visible_pairs(), 10.0);  // 1 + 2 + 3 + 4
+  Problem p = prefill(1, 1, 3, 64, true);
+  p.seq_kv = 9;  // rows see 7, 8, 9 keys
+  EXPECT_EQ(p.visible_pairs(), 24.0);
+  p.seq_q = 10;
+  p.seq_kv = 4;  // the first 6 rows see nothing, then 1..4
+  EXPECT_EQ(p.visible_pairs(), 10.0);
+  EXPECT_EQ(prefill(2, 3, 128, 64, false).flops(), 4.0 * 2 * 3 * 128 * 128 * 64);
+}
+
+TEST(AttentionLowering, Fa2MmaWorkEqualsTheProblemWhenTilesDivide) {
+  const auto spec = gpu("h100");
+  const Problem p = prefill(4, 16, 1024, 128, false);  // 1024 tiles of 64 rows: no split-KV
+  const auto l = lower_attention(p, default_schedule(p, Family::fa2, spec), spec);
+  ASSERT_EQ(l.graph.kernels.size(), 1u);
+  EXPECT_DOUBLE_EQ(mma_flops(l.graph.kernels[0]), p.flops());
+  EXPECT_EQ(l.graph.kernels[0].cta_count(), 4 * 16 * (1024 / 128));
+}
+
+TEST(AttentionLowering, CausalSkipsMaskedBlocksAndMasksTheDiagonal) {
+  Schedule s;
+  s.block_m = 128;
+  s.block_n = 64;
+  const Problem p = prefill(1, 1, 256, 64, true);
+  const auto w = cta_work(p, s, make_tiling(p, s));
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[0].n_iters, 2);  // rows 0..127 see keys 0..127: blocks 0, 1, both cut by the diagonal
+  EXPECT_EQ(w[0].masked, 2);
+  EXPECT_EQ(w[1].n_iters, 4);  // rows 128..255: blocks 0, 1 whole, 2, 3 on the diagonal
+  EXPECT_EQ(w[1].masked, 2);
+  // Causal work is about half: the MMA FLOPs count whole blocks, diagonal ones included.
+  const auto spec = gpu("h100");
+  const Problem big = prefill(1, 8, 2048, 128, true);
+  const auto l = lower_attention(big, default_schedule(big, Family::fa2, spec), spec);
+  const double full = prefill(1, 8, 2048, 128, false).flops();
+  EXPECT_GT(mma_flops(l.graph.kernels[0]), full / 2);
+  EXPECT_LT(mma_flops(l.graph.kernels[0]), full / 2 * 1.1);
+}
+
+TEST(AttentionLowering, LongestFirstLaunchesTheLastQueryBlocksFirst) {
+  Schedule s;
+  s.block_m = 128;
+  s.block_n = 128;
+  s.longest_first = true;
+  const Problem p = prefill(1, 1, 512, 64, true);
+  const auto w = cta_work(p, s, make_tiling(p, s));
+  ASSERT_EQ(w.size(), 4u);
+  EXPECT_EQ(w.front().m_block, 3);
+  EXPECT_EQ(w.front().n_iters, 4);
+  EXPECT_EQ(w.back().n_iters, 1);
+}
+
+TEST(AttentionLowering, SplitHeuristicMatchesTheMeasuredLaunch) {
+  // H200 (132 SMs, 264 slots), decode b=1, 8 KV heads, 8192 keys in 128-key blocks: the profiler
+  // recorded flash_fwd_splitkv_kernel with grid [1, 32, 8] (traces/h200/attention_kernel_info.csv).
+  EXPECT_EQ(fa2_split_heuristic(8, 264, 64, 128), 32);
+  EXPECT_EQ(fa2_split_heuristic(256, 264, 64, 128), 1);  // b=32 fills the GPU: no split
+}
+
+TEST(AttentionLowering, DecodeWithGqaPacksTheGroupAndAddsACombineKernel) {
+  const auto spec = gpu("h200");
+  const Problem p{1, 32, 8, 1, 8192, 128, false, DType::bf16};
+  const auto s = default_schedule(p, Family::fa2, spec);
+  EXPECT_TRUE(s.split_kernel);
+  const auto l = lower_attention(p, s, spec);
+  EXPECT_TRUE(l.schedule.pack_gqa);
+  EXPECT_EQ(l.schedule.splits, 32);
+  ASSERT_EQ(l.graph.kernels.size(), 2u);
+  EXPECT_EQ(l.graph.kernels[0].cta_count(), 32 * 8);  // grid [1, 32, 8]
+  EXPECT_EQ(l.graph.kernels[1].cta_count(), 8);       // 32 query rows, 4 per CTA
+  EXPECT_EQ(l.graph.kernels[1].after, std::vector<int>{0});
+}
+
+TEST(AttentionLowering, WarpSpecialisedNeedsHopperAndFittingSharedMemory) {
+  const Problem p = prefill(1, 8, 1024, 128, false);
+  EXPECT_THROW(lower_attention(p, default_schedule(p, Family::fa3, gpu("a100")), gpu("a100")), InputError);
+  Schedule s = default_schedule(p, Family::fa3, gpu("h100"));
+  s.stages = 8;
+  EXPECT_THROW(lower_attention(p, s, gpu("h100")), InputError);
+  Problem bad = p;
+  bad.heads_kv = 3;
+  EXPECT_THROW(check_problem(bad), InputError);
+}
+
+TEST(AttentionSimulation, CausalIsFasterAndFa3BeatsFa2OnHopper) {
+  const auto spec = gpu("h100");
+  const Problem p = prefill(2, 16, 4096, 128, false);
+  const Problem c = prefill(2, 16, 4096, 128, true);
+  const double fa2 = simulate_us(p, default_schedule(p, Family::fa2, spec), spec);
+  const double fa2_causal = simulate_us(c, default_schedule(c, Family::fa2, spec), spec);
+  const double fa3 = simulate_us(p, default_schedule(p, Family::fa3, spec), spec);
+  EXPECT_LT(fa2_causal, 0.7 * fa2);
+  EXPECT_LT(fa3, fa2);
+}
+
+TEST(AttentionSimulation, MoreSmsOrMoreHbmBandwidthNeverSlower) {
+  const Problem decode{16, 32, 8, 1, 8192, 128, false, DType::bf16};
+  const Problem pre = prefill(1, 16, 2048, 128, true);
+  for (const Problem& p : {decode, pre}) {
+    auto base = gpu("h100");
+    const auto s = default_schedule(p, Family::fa2, base);
+    const double t = simulate_us(p, s, base);
+    auto wide = base;
+    wide.hbm.bandwidth = BytesPerSecond{base.hbm.bandwidth.value * 2};
+    EXPECT_LE(simulate_us(p, s, wide), t * 1.0001);
+    auto fewer = base;
+    fewer.sm.count = base.sm.count - 16;
+    EXPECT_GE(simulate_us(p, s, fewer), t * 0.9999);
+  }
+}
+
+TEST(AttentionSimulation, Deterministic) {
+  const auto spec = gpu("h200");
+  const Problem p = prefill(1, 8, 2048, 64, true);
+  const auto s = default_schedule(p, Family::cudnn, spec);
+  EXPECT_EQ(simulate_us(p, s, spec), simulate_us(p, s, spec));
+}
+
+}  // namespace
+}  // namespace tgsim::attention

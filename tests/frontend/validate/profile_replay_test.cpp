@@ -1,0 +1,87 @@
+// Profile replay: attaching kernels to their ops through kineto's External id, the shapes a
+// GEMM / attention / elementwise op gets, coverage accounting, and errors on bad input.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "frontend/validate/profile_replay.h"
+#include "frontend/validate/profile_trace.h"
+#include "sim/hw/spec_json.h"
+#include "sim/units/error.h"
+
+namespace tgsim::validate {
+namespace {
+
+std::string write_trace(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+// An mm with its nvjet kernel, an add, a kernel of an op the replay does not model, and a
+// kernel with no op.
+const char* kTrace = R"json({"traceEvents": [
+ {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 0, "dur": 50,
+  "args": {"External id": 1, "Input Dims": [[256, 4096], [4096, 4096]], "Input type": ["c10::BFloat16", "c10::BFloat16"]}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "ts": 0, "dur": 60,
+  "args": {"External id": 1, "Input Dims": [[256, 4096], [4096, 4096], []], "Input type": ["c10::BFloat16", "c10::BFloat16", ""]}},
+ {"ph": "X", "cat": "kernel", "name": "nvjet_sm90_tst_128x128_64x4_1x2_h_bz_coopA_TNT", "ts": 100, "dur": 20.0,
+  "args": {"External id": 1}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::add", "ts": 60, "dur": 10,
+  "args": {"External id": 2, "Input Dims": [[256, 4096], [256, 4096], []], "Input type": ["c10::BFloat16", "c10::BFloat16", "Scalar"]}},
+ {"ph": "X", "cat": "kernel", "name": "void at::native::vectorized_elementwise_kernel<8>(int)", "ts": 130, "dur": 3.0,
+  "args": {"External id": 2}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::topk", "ts": 70, "dur": 10,
+  "args": {"External id": 3, "Input Dims": [[256, 128], []], "Input type": ["float", "Scalar"]}},
+ {"ph": "X", "cat": "kernel", "name": "void at::native::sbtopk::gatherTopK<float>(int)", "ts": 140, "dur": 5.0,
+  "args": {"External id": 3}},
+ {"ph": "X", "cat": "kernel", "name": "mystery_kernel", "ts": 150, "dur": 2.0, "args": {}}
+]})json";
+
+TEST(ProfileTrace, KernelsAttachToTheInnermostOp) {
+  const auto launches = read_profile(write_trace("tgsim_profile_test.json", kTrace));
+  ASSERT_EQ(launches.size(), 4u);
+  EXPECT_EQ(launches[0].op.name, "aten::mm");  // the shorter of the two ops with External id 1
+  EXPECT_EQ(launches[0].op.dims[0], (std::vector<std::int64_t>{256, 4096}));
+  EXPECT_EQ(launches[1].op.name, "aten::add");
+  EXPECT_TRUE(launches[3].op.name.empty());
+  EXPECT_EQ(normalize_kernel_name("void at::native::vectorized_elementwise_kernel<8>(int)"),
+            "at::native::vectorized_elementwise_kernel<8>");
+}
+
+TEST(ProfileReplay, SimulatesWhatItModelsAndCountsTheRest) {
+  const auto spec = hw::load_gpu_preset("h200", TGSIM_SOURCE_DIR "/configs");
+  const auto rep = replay_profile(read_profile(write_trace("tgsim_profile_test2.json", kTrace)), spec, 2, nullptr);
+  ASSERT_EQ(rep.rows.size(), 4u);
+  EXPECT_TRUE(rep.rows[0].simulated);
+  EXPECT_EQ(rep.rows[0].category, "gemm");
+  EXPECT_GT(rep.rows[0].predicted_us, 0);
+  EXPECT_TRUE(rep.rows[1].simulated);
+  EXPECT_EQ(rep.rows[1].category, "elementwise");
+  EXPECT_FALSE(rep.rows[2].simulated);
+  EXPECT_NE(rep.rows[2].reason.find("aten::topk"), std::string::npos);
+  EXPECT_FALSE(rep.rows[3].simulated);
+  EXPECT_DOUBLE_EQ(rep.measured_total_us, 30.0);
+  EXPECT_DOUBLE_EQ(rep.measured_covered_us, 23.0);
+  EXPECT_NEAR(rep.coverage_pct, 100.0 * 23 / 30, 1e-9);
+  EXPECT_NEAR(rep.predicted_total_us, rep.predicted_covered_us + 7.0, 1e-9);
+  // Deterministic and independent of the thread count.
+  const auto one = replay_profile(read_profile(write_trace("tgsim_profile_test3.json", kTrace)), spec, 1, nullptr);
+  EXPECT_EQ(one.predicted_covered_us, rep.predicted_covered_us);
+}
+
+TEST(ProfileTrace, BadInputNamesTheFile) {
+  EXPECT_THROW(read_profile("/nonexistent/trace.json"), InputError);
+  try {
+    read_profile(write_trace("tgsim_profile_bad.json", R"({"traceEvents": []})"));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no GPU kernel events"), std::string::npos);
+  }
+  EXPECT_THROW(read_profile(write_trace("tgsim_profile_bad2.json", "{not json")), InputError);
+  EXPECT_THROW(read_profile(write_trace("tgsim_profile_bad3.json", R"({"a": 1})")), InputError);
+}
+
+}  // namespace
+}  // namespace tgsim::validate

@@ -1,0 +1,114 @@
+// `tgsim attention`, `tgsim lower attention` and `tgsim llm`: JSON fields, the FA3 ping-pong visible in a
+// trace, lowering then replaying giving the same answer, and errors naming the flag.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/tools/cli_runner.h"
+
+namespace tgsim::cli_test {
+namespace {
+
+using CliAttention = CliTest;
+
+const std::string kProblem = "--gpu h100 --batch 2 --heads 16 --seq-q 1024 --head-dim 128";
+
+TEST_F(CliAttention, JsonReportsScheduleFlopsAndLatency) {
+  const RunResult r = run_tgsim("attention " + kProblem + " --causal --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_GT(j["latency_us"].get<double>(), 0.0);
+  EXPECT_EQ(j["inputs"]["schedule"]["family"], "fa2");
+  EXPECT_TRUE(j["inputs"]["causal"].get<bool>());
+  EXPECT_GT(j["inputs"]["flops"].get<double>(), 0.0);
+}
+
+TEST_F(CliAttention, Fa3TraceShowsBothConsumerWarpgroups) {
+  const auto trace = tmp("fa3.trace.json");
+  const RunResult r = run_tgsim("attention " + kProblem + " --family fa3 --trace " + shell_quote(trace) + " --trace-sms 1");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string t = read_text(trace);
+  // Both warpgroups' GEMMs appear as tile ops on the traced SM (the ping-pong of docs/attention.md).
+  EXPECT_NE(t.find("consumer0"), std::string::npos);
+  EXPECT_NE(t.find("consumer1"), std::string::npos);
+  EXPECT_NE(t.find("\"S0_"), std::string::npos);
+  EXPECT_NE(t.find("\"S1_"), std::string::npos);
+}
+
+TEST_F(CliAttention, LowerThenRunGraphMatchesAttention) {
+  const std::string problem = "--gpu h200 --batch 4 --heads 32 --heads-kv 8 --seq-q 1 --seq-kv 4096 --head-dim 128";
+  const auto graph = tmp("attn.json");
+  const RunResult lowered = run_tgsim("lower attention " + problem + " --out " + shell_quote(graph));
+  ASSERT_EQ(lowered.code, 0) << lowered.err;
+  const auto direct = nlohmann::json::parse(run_tgsim("attention " + problem + " --json").out);
+  const auto replay = nlohmann::json::parse(run_tgsim("run-graph " + shell_quote(graph) + " --gpu h200 --json").out);
+  EXPECT_DOUBLE_EQ(direct["latency_us"].get<double>(), replay["latency_us"].get<double>());
+}
+
+TEST_F(CliAttention, BadInputNamesTheFlag) {
+  RunResult r = run_tgsim("attention --gpu h100 --heads 32 --heads-kv 5 --seq-q 128");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--heads-kv"), std::string::npos) << r.err;
+  r = run_tgsim("attention --gpu h100 --heads 32 --seq-q 128 --kernel not_a_kernel");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unsupported kernel name"), std::string::npos) << r.err;
+  r = run_tgsim("attention --gpu a100 --heads 16 --seq-q 1024 --family fa3");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("a100"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace tgsim::cli_test
+
+namespace tgsim::cli_test {
+namespace {
+
+using CliLlm = CliTest;
+
+TEST_F(CliLlm, JsonStepHasTotalsAndKernelRows) {
+  const RunResult r = run_tgsim("llm --model llama3-8b --gpu h200 --phase decode --batch 4 --context 512 --layers 2 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* key : {"latency_us", "kernel_us", "gap_us", "us_per_token", "tokens_per_s", "kernels"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["tokens"], 4);
+  double sum = 0;
+  for (const auto& k : j["kernels"]) sum += k["total_us"].get<double>();
+  EXPECT_NEAR(sum + j["gap_us"].get<double>(), j["latency_us"].get<double>(), 1e-6 * j["latency_us"].get<double>());
+}
+
+TEST_F(CliLlm, UnknownModelSuggestsAPreset) {
+  const RunResult r = run_tgsim("llm --model llama-3-8b --gpu h100");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("llama3-8b"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace tgsim::cli_test
+
+namespace tgsim::cli_test {
+namespace {
+
+using CliProfile = CliTest;
+
+TEST_F(CliProfile, JsonReplayOfACommittedProfile) {
+  const RunResult r = run_tgsim("validate --profile " + shell_quote(source("traces/h200/profiles/llama8b_decode_b8_ctx4096_2l.json")) +
+                                " --gpu h200 --json --jobs 2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* key : {"measured_total_us", "predicted_total_us", "coverage_pct", "kernels"}) EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_GE(j["coverage_pct"].get<double>(), 95.0);
+  EXPECT_GT(j["kernels"].size(), 40u);
+}
+
+TEST_F(CliProfile, MeasurementsAndProfileExcludeEachOther) {
+  const RunResult r = run_tgsim("validate --profile a.json --measurements b.csv");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("excludes"), std::string::npos) << r.err;
+  const RunResult none = run_tgsim("validate");
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("--profile"), std::string::npos) << none.err;
+}
+
+}  // namespace
+}  // namespace tgsim::cli_test
