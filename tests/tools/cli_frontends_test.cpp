@@ -77,6 +77,23 @@ TEST_F(CliLlm, JsonStepHasTotalsAndKernelRows) {
   EXPECT_NEAR(sum + j["gap_us"].get<double>(), j["latency_us"].get<double>(), 1e-6 * j["latency_us"].get<double>());
 }
 
+TEST_F(CliLlm, TensorParallelAddsSimulatedAllReduces) {
+  const RunResult r = run_tgsim("llm --model llama3-8b --gpu h200 --phase decode --batch 8 --context 1024 --layers 1 --tp 2 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  int all_reduces = 0;
+  for (const auto& k : j["kernels"]) {
+    if (k["schedule"] == "all_reduce") {
+      ++all_reduces;
+      EXPECT_GT(k["us_per_call"].get<double>(), 0.0);
+    }
+  }
+  EXPECT_EQ(all_reduces, 2);
+  const RunResult bad = run_tgsim("llm --model llama3-8b --gpu h200 --tp 2 --system 4xh200 --layers 1");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--tp is 2"), std::string::npos) << bad.err;
+}
+
 TEST_F(CliLlm, UnknownModelSuggestsAPreset) {
   const RunResult r = run_tgsim("llm --model llama-3-8b --gpu h100");
   EXPECT_EQ(r.code, 2);

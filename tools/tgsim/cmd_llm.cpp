@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include "frontend/llm/run.h"
+#include "frontend/multigpu/collectives.h"
+#include "sim/hw/system_json.h"
 #include "sim/report/chrome_trace.h"
 #include "sim/engine/simulate.h"
 #include "sim/graph/validate.h"
@@ -72,6 +74,7 @@ void register_llm(CLI::App& app, const Context& ctx) {
     std::string phase = "prefill";
     llm::StepRequest req;
     bool cuda_graph = false;
+    std::string system;
     GpuOptions gpu;
     OutputOptions out;
   };
@@ -88,11 +91,13 @@ void register_llm(CLI::App& app, const Context& ctx) {
   cmd->add_option("--layers", o->req.layers, "Simulate only this many layers (default: all)")->check(CLI::PositiveNumber);
   cmd->add_option("--tp", o->req.tp, "Tensor-parallel GPUs (needs a system with an all-reduce model)")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_flag("--cuda-graph", o->cuda_graph, "Kernels launched from a CUDA graph (smaller launch gaps)");
+  cmd->add_option("--system", o->system, "With --tp: the multi-GPU system for the all-reduces (default: <tp>x<gpu>, configs/systems)");
   add_gpu_options(*cmd, o->gpu);
   add_output_options(*cmd, o->out);
   cmd->footer(
       "Examples:\n"
       "  tgsim llm --model llama3-8b --gpu h100 --phase prefill --batch 1 --seq 2048\n"
+      "  tgsim llm --model llama3-70b --gpu h200 --phase decode --batch 16 --context 4096 --tp 4\n"
       "  tgsim llm --model llama3-8b --gpu h200 --phase decode --batch 32 --context 4096 --cuda-graph\n"
       "  tgsim llm --model qwen3-30b-a3b --gpu h100 --phase prefill --seq 4096 --layers 4 --json\n"
       "The per-step time is the sum over layer groups of (kernels + launch gaps of one layer) x layers;\n"
@@ -105,7 +110,32 @@ void register_llm(CLI::App& app, const Context& ctx) {
     llm::StepOptions so;
     so.cuda_graph = o->cuda_graph;
     so.l2_starts_dirty = o->out.l2_start == "dirty";
-    if (o->req.tp > 1) throw InputError("--tp > 1: the all-reduce model of a multi-GPU system is not wired into `llm` yet");
+    std::shared_ptr<hw::SystemSpec> system;
+    if (o->req.tp > 1) {
+      const std::string name = o->system.empty() ? fmt::format("{}x{}", o->req.tp, o->gpu.gpu) : o->system;
+      system = std::make_shared<hw::SystemSpec>(hw::load_system_preset(name, ctx.config_dir()));
+      if (system->gpu_count != o->req.tp)
+        throw InputError(fmt::format("--system {}: {} GPUs, but --tp is {}", name, system->gpu_count, o->req.tp));
+      // NCCL ring all-reduce of the hidden state (frontend/multigpu/collectives), simulated once per size.
+      auto cache = std::make_shared<std::map<double, double>>();
+      so.all_reduce_us = [system, cache, spec](double bytes) {
+        auto [it, fresh] = cache->try_emplace(bytes, 0.0);
+        if (fresh) {
+          multigpu::CollectiveParams c;
+          c.kind = multigpu::Collective::all_reduce;
+          c.gpus = system->gpu_count;
+          c.bytes = static_cast<std::int64_t>(bytes);
+          const auto plan = multigpu::plan_collective(c, spec, *system);
+          const graph::TileGraph g = multigpu::lower_collective(c, plan, spec, *system);
+          graph::validate_tile_graph(g, g.name);
+          engine::SimOptions opts;
+          opts.system = system.get();
+          opts.critical_path = false;
+          it->second = to_us(engine::simulate(g, spec, opts).latency);
+        }
+        return it->second;
+      };
+    }
     so.progress = [](int done, int total) { std::cerr << fmt::format("\rllm: simulated {}/{} layer kinds", done, total) << std::flush; };
     const llm::StepResult r = llm::simulate_step(plan, model, spec, so);
     std::cerr << "\n";
