@@ -46,8 +46,11 @@ ModelConfig load_model(const std::string& name_or_path, const std::filesystem::p
                                    hint.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", hint), fmt::join(names, ", ")));
     }
   }
-  const nlohmann::json j = read_json(file);
-  hw::ReadContext ctx(file.string());
+  return parse_model(read_json(file), file.string());
+}
+
+ModelConfig parse_model(const nlohmann::json& j, const std::string& origin) {
+  hw::ReadContext ctx(origin);
   const hw::ObjectReader r(j, "", ctx,
                            {"name", "dtype", "hidden", "layers", "heads", "kv_heads", "head_dim", "intermediate", "vocab", "moe", "mla"});
   ModelConfig m;

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "sim/units/dtype.h"
 
 namespace tgsim::llm {
@@ -45,5 +47,7 @@ struct ModelConfig {
 // `name_or_path`: a preset in <config_dir>/models/ (e.g. llama3-8b) or a JSON file. InputError
 // naming the file and JSON path on bad input.
 ModelConfig load_model(const std::string& name_or_path, const std::filesystem::path& config_dir);
+// The same from a parsed document; `origin` names it in errors.
+ModelConfig parse_model(const nlohmann::json& j, const std::string& origin);
 
 }  // namespace tgsim::llm

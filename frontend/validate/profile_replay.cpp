@@ -17,6 +17,7 @@
 #include "frontend/gemm/lower.h"
 #include "frontend/gemm/request.h"
 #include "sim/engine/simulate.h"
+#include "sim/graph/graph_size.h"
 #include "sim/graph/validate.h"
 #include "sim/units/error.h"
 
@@ -57,6 +58,7 @@ std::string dims_text(const ProfiledOp& op) {
 // the profiler's kernel durations exclude them.
 double kernel_time_us(const graph::TileGraph& g, const hw::GpuSpec& spec) {
   graph::validate_tile_graph(g, g.name);
+  graph::check_limits(g, graph::default_limits());  // too big for the machine: the row says so
   engine::SimOptions o;
   o.l2_starts_dirty = true;
   o.critical_path = false;

@@ -68,6 +68,10 @@ std::vector<ProfiledLaunch> read_profile(const std::string& path) {
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(fmt::format("{}: invalid JSON: {}", path, e.what()));
   }
+  return parse_profile(j, path);
+}
+
+std::vector<ProfiledLaunch> parse_profile(const nlohmann::json& j, const std::string& path) {
   const nlohmann::json* events = nullptr;
   if (j.is_object() && j.contains("traceEvents") && j["traceEvents"].is_array()) events = &j["traceEvents"];
   else if (j.is_array()) events = &j;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace tgsim::validate {
 
 struct ProfiledOp {
@@ -32,6 +34,8 @@ struct ProfiledLaunch {
 
 // Throws InputError naming the file (and what is missing) for unreadable or non-trace input.
 std::vector<ProfiledLaunch> read_profile(const std::string& path);
+// The same from a parsed document; `origin` names it in errors.
+std::vector<ProfiledLaunch> parse_profile(const nlohmann::json& j, const std::string& origin);
 
 // "void ns::kernel<...>(args)" -> "ns::kernel<...>" (the form the kernel-name importers read).
 std::string normalize_kernel_name(const std::string& name);

@@ -129,3 +129,25 @@ TEST_F(CliProfile, MeasurementsAndProfileExcludeEachOther) {
 
 }  // namespace
 }  // namespace tgsim::cli_test
+
+namespace tgsim::cli_test {
+namespace {
+
+using CliLimits = CliTest;
+
+TEST_F(CliLimits, HugeRunsAreRefusedUpFrontNamingTheFlag) {
+  RunResult r = run_tgsim("gemm --gpu h100 --m 8192 --n 8192 --k 8192 --max-nodes 100000");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--max-nodes"), std::string::npos) << r.err;
+  r = run_tgsim("attention --gpu h100 --heads 16 --seq-q 4096 --max-memory 1MB");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--max-memory"), std::string::npos) << r.err;
+  r = run_tgsim("gemm --gpu h100 --m 256 --n 256 --k 256 --max-memory lots");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--max-memory"), std::string::npos) << r.err;
+  // The default limits let an ordinary run through.
+  EXPECT_EQ(run_tgsim("gemm --gpu h100 --m 4096 --n 4096 --k 4096").code, 0);
+}
+
+}  // namespace
+}  // namespace tgsim::cli_test

@@ -1,6 +1,9 @@
 #include "tools/tgsim/cli_common.h"
 
+#include <algorithm>
 #include <cstdlib>
+
+#include <unistd.h>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -9,6 +12,8 @@
 #include "sim/graph/validate.h"
 #include "sim/hw/spec_json.h"
 #include "sim/units/atomic_file.h"
+#include "sim/units/error.h"
+#include "sim/units/parse.h"
 #include "sim/report/chrome_trace.h"
 #include "sim/report/report.h"
 
@@ -39,7 +44,33 @@ void add_output_options(CLI::App& cmd, OutputOptions& o) {
                  "evicting them costs HBM writes) or clean (empty)")
       ->capture_default_str()
       ->check(CLI::IsMember({"dirty", "clean"}));
+  cmd.add_option("--max-nodes", o.max_nodes,
+                 "Refuse runs of more node executions than this (about 20 M/s; 0: no limit)")
+      ->capture_default_str();
+  cmd.add_option("--max-memory", o.max_memory, "Refuse runs estimated to need more memory (e.g. 8GB; default: half of RAM)");
 }
+
+graph::Limits limits_of(const OutputOptions& out) {
+  graph::Limits l = graph::default_limits();
+  l.max_node_executions = out.max_nodes;
+  if (!out.max_memory.empty()) {
+    try {
+      l.max_memory_bytes = static_cast<double>(parse_bytes(out.max_memory).value);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("--max-memory: {}", e.what()));
+    }
+  }
+  return l;
+}
+
+namespace {
+
+double traced_fraction(const OutputOptions& out, const hw::GpuSpec& spec) {
+  if (out.trace.empty()) return 0;
+  return out.trace_sms < 0 ? 1.0 : std::min(1.0, static_cast<double>(out.trace_sms) / std::max(1, spec.sm.count));
+}
+
+}  // namespace
 
 hw::GpuSpec load_gpu(const Context& ctx, const GpuOptions& o) {
   return hw::load_gpu_preset(o.gpu, ctx.config_dir(), o.overrides);
@@ -47,6 +78,7 @@ hw::GpuSpec load_gpu(const Context& ctx, const GpuOptions& o) {
 
 engine::Result simulate(const graph::TileGraph& g, const hw::GpuSpec& spec, const OutputOptions& out) {
   graph::validate_tile_graph(g, g.name);
+  graph::check_limits(g, limits_of(out));
   engine::SimOptions opts;
   opts.l2_model = out.l2_model;
   opts.l2_starts_dirty = out.l2_start == "dirty";
@@ -58,6 +90,7 @@ engine::Result simulate(const graph::TileGraph& g, const hw::GpuSpec& spec, cons
 engine::Result simulate_and_report(const graph::TileGraph& g, const hw::GpuSpec& spec, const GpuOptions& gpu,
                                    const OutputOptions& out, const nlohmann::json& inputs, const std::string& preface) {
   graph::validate_tile_graph(g, g.name);
+  graph::check_limits(g, limits_of(out), traced_fraction(out, spec));
   report::ChromeTrace trace(report::ChromeTraceOptions{out.trace_sms});
   engine::SimOptions opts;
   opts.l2_model = out.l2_model;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/engine/result.h"
+#include "sim/graph/graph_size.h"
 #include "sim/graph/tile_graph.h"
 #include "sim/hw/gpu_spec.h"
 #include "sim/hw/system_spec.h"
@@ -29,7 +30,12 @@ struct OutputOptions {
   std::string l2_model = "tile_lru";
   std::string l2_start = "dirty";  // dirty | clean
   const hw::SystemSpec* system = nullptr;  // multi-GPU graphs (run-graph --system); not owned
+  double max_nodes = 2e9;          // --max-nodes: node executions a run may take (0: no limit)
+  std::string max_memory;          // --max-memory: e.g. 8GB; empty: half the machine's memory
 };
+
+// The limits of `out` (--max-nodes, --max-memory) for graph::check_limits.
+graph::Limits limits_of(const OutputOptions& out);
 
 // Program-wide settings, owned by main and handed to every subcommand (no globals).
 struct Context {
@@ -58,6 +64,7 @@ void register_gemm(CLI::App& app, const Context& ctx);
 CLI::App* register_lower(CLI::App& app, const Context& ctx);
 void register_attention(CLI::App& app, const Context& ctx);
 void register_llm(CLI::App& app, const Context& ctx);
+void register_moe(CLI::App& app, const Context& ctx);
 
 // `tgsim validate --profile` (cmd_validate_profile.cpp).
 struct ProfileValidationOptions {

@@ -1,6 +1,7 @@
 // `tgsim validate --profile TRACE.json`: replay a PyTorch profile kernel by kernel
 // (frontend/validate/profile_replay.h) and print the comparison.
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <map>
 
@@ -9,7 +10,9 @@
 #include <unistd.h>
 
 #include "frontend/validate/profile_replay.h"
+#include "sim/graph/graph_size.h"
 #include "sim/units/atomic_file.h"
+#include "sim/units/error.h"
 #include "tools/tgsim/cli_common.h"
 
 namespace tgsim::cli {
@@ -75,6 +78,14 @@ void print_text(const validate::ReplayReport& r, const std::string& path, const 
 
 void run_profile_validation(const Context& ctx, const ProfileValidationOptions& o) {
   const hw::GpuSpec spec = load_gpu(ctx, GpuOptions{o.gpu, o.overrides});
+  // A JSON document takes roughly ten times its size in memory once parsed.
+  std::error_code ec;
+  const auto file_bytes = std::filesystem::file_size(o.profile, ec);
+  const double limit = graph::default_limits().max_memory_bytes;
+  if (!ec && limit > 0 && 10.0 * static_cast<double>(file_bytes) > limit)
+    throw InputError(fmt::format("{}: a {:.1f} GB profile needs about {:.0f} GB to read, more than half of this machine's "
+                                 "memory; trim the trace (profile fewer steps)",
+                                 o.profile, static_cast<double>(file_bytes) / 1e9, 10.0 * static_cast<double>(file_bytes) / 1e9));
   const auto launches = validate::read_profile(o.profile);
   const bool progress = ::isatty(STDERR_FILENO) != 0;
   const auto rep = validate::replay_profile(launches, spec, o.jobs, [progress](int d, int n) {
