@@ -24,7 +24,7 @@ for t in "${TARGETS[@]}"; do
   log="$BUILD/fuzz_$t.log"
   set +e
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
-    "$BUILD/fuzz_$t" "$work" -max_total_time="$SECONDS_PER" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+    "$BUILD/tests/fuzz/fuzz_$t" "$work" -max_total_time="$SECONDS_PER" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
     -print_final_stats=1 -artifact_prefix="$art/" >"$log" 2>&1
   rc=$?
   set -e

@@ -10,6 +10,8 @@ namespace tgsim::moe {
 LoweredLayer lower_layer(const MoeLayer& l, const MoeSchedule& s, const hw::GpuSpec& gpu, const hw::SystemSpec& sys) {
   if (sys.gpu_count != l.gpus)
     throw InputError(fmt::format("system \"{}\" has {} GPUs, the layer {}", sys.name, sys.gpu_count, l.gpus));
+  if (!s.comm_per_gpu.empty() && static_cast<int>(s.comm_per_gpu.size()) != l.gpus)
+    throw InputError(fmt::format("--schedule {}: {} values of C for {} GPUs", to_string(s), s.comm_per_gpu.size(), l.gpus));
   LoweredLayer out;
   for (int g = 0; g < l.gpus; ++g) {
     out.cost.push_back(choose_comm_sms(l, g, gpu, sys, kCtaThreads));
@@ -17,7 +19,9 @@ LoweredLayer lower_layer(const MoeLayer& l, const MoeSchedule& s, const hw::GpuS
     switch (s.kind) {
       case ScheduleKind::sequential: out.comm_sms.push_back(kA2aChannels); break;
       case ScheduleKind::dynamic: out.comm_sms.push_back(out.cost.back().chosen); break;
-      default: out.comm_sms.push_back(s.comm_sms); break;
+      default:
+        out.comm_sms.push_back(s.comm_per_gpu.empty() ? s.comm_sms : s.comm_per_gpu[static_cast<std::size_t>(g)]);
+        break;
     }
   }
   if (s.kind == ScheduleKind::sequential) {

@@ -127,23 +127,16 @@ struct GpuPlan {
   std::int64_t returns = 0;                          // combine pieces coming back to this GPU
 };
 
-}  // namespace
-
-graph::TileGraph lower_persistent(const MoeLayer& l, const MoeSchedule& s, const std::vector<int>& comm_sms,
-                                  const hw::GpuSpec& gpu, const hw::SystemSpec& sys, std::vector<std::int64_t>& stolen) {
-  Layout lay{l};
-  for (int g = 0; g < l.gpus; ++g) {
-    for (int e = 0; e < l.experts_per_gpu(); ++e) lay.max_mb = std::max(lay.max_mb, m_blocks(l, g, e));
-  }
-  lay.chunk_rows = std::max<std::int64_t>(1, kChunkBytes / l.bytes_per_token());
+std::vector<GpuPlan> plan_gpus(const Layout& lay) {
+  const MoeLayer& l = lay.l;
   std::vector<GpuPlan> plans(static_cast<std::size_t>(l.gpus));
   for (int g = 0; g < l.gpus; ++g) {
     auto& p = plans[static_cast<std::size_t>(g)];
     p.chunks = dispatch_chunks(lay, g);
     p.combine = combine_items(lay, g);
     p.arrivals.resize(static_cast<std::size_t>(l.experts_per_gpu()));
-    for (int e = 0; e < l.experts_per_gpu(); ++e) p.arrivals[static_cast<std::size_t>(e)].assign(
-        static_cast<std::size_t>(m_blocks(l, g, e)), 0);
+    for (int e = 0; e < l.experts_per_gpu(); ++e)
+      p.arrivals[static_cast<std::size_t>(e)].assign(static_cast<std::size_t>(m_blocks(l, g, e)), 0);
   }
   for (const auto& p : plans) {
     for (const Chunk& ch : p.chunks) {
@@ -156,15 +149,154 @@ graph::TileGraph lower_persistent(const MoeLayer& l, const MoeSchedule& s, const
       for (const Piece& pc : it.pieces) ++plans[static_cast<std::size_t>(pc.src)].returns;
     }
   }
-  const bool per_tile = s.kind != ScheduleKind::fixed_split;
+  return plans;
+}
+
+// Builds the CTA templates of one GPU's persistent kernel.
+struct GpuKernelBuilder {
+  const Layout& lay;
+  const GpuPlan& p;
+  int g = 0;
+  int c = 0;             // communication CTAs
+  bool per_tile = true;  // tile-overlap / dynamic: m-block and tile flags; fixed-split: all-or-nothing
+  std::int64_t gemm1_tiles = 0;
+
+  const MoeLayer& l() const { return lay.l; }
+
+  int put(frontend::TemplateBuilder& b, std::string id, int role, std::int64_t rows, int target) const {
+    graph::Node n = frontend::memory_node(std::move(id), graph::NodeKind::remote_put, graph::MemEngine::plain, role,
+                                          static_cast<double>(rows * l().bytes_per_token()), -1, {});
+    n.peer = (target - g + l().gpus) % l().gpus;
+    return b.add(std::move(n));
+  }
+
+  // Dispatch: this CTA's chunks, each announced to the m-blocks it fills. Returns the last put.
+  int dispatch(frontend::TemplateBuilder& b, int cta, int role) const {
+    int prev = -1;
+    for (std::size_t i = static_cast<std::size_t>(cta); i < p.chunks.size(); i += static_cast<std::size_t>(c)) {
+      const Chunk& ch = p.chunks[i];
+      const int pi = put(b, fmt::format("dispatch{}", i), role, ch.rows, ch.dst);
+      b.order(prev, pi);
+      prev = pi;
+      for (std::int64_t mb = ch.row0 / kTileM; mb * kTileM < ch.row0 + ch.rows; ++mb)
+        b.edge(pi, b.add(signal(fmt::format("arrive{}_{}", i, mb), role, kArrive, lay.arrive_slot(ch.dst, ch.local, mb))));
+      b.edge(pi, b.add(signal(fmt::format("arrive_all{}", i), role, kDispatchAll, ch.dst)));
+    }
+    return prev;
+  }
+
+  // The wait a tile's loads need (-1: none). `wait_all` keeps fixed-split's single wait.
+  int tile_gate(frontend::TemplateBuilder& b, TileRoles roles, const ExpertTile& t, const std::string& sfx,
+                int& wait_all) const {
+    if (t.gemm == 1)
+      return b.add(wait("gemm0_" + sfx, roles.producer, kGemm0, lay.expert_slot(t.local, t.mb), n_blocks(l(), 0)));
+    if (!per_tile) {
+      if (wait_all < 0 && p.arrivals_all > 0)
+        wait_all = b.add(wait("tokens_all", roles.producer, kDispatchAll, g, p.arrivals_all));
+      return wait_all;
+    }
+    const std::int64_t need = p.arrivals[static_cast<std::size_t>(t.local)][static_cast<std::size_t>(t.mb)];
+    return need > 0 ? b.add(wait("tokens_" + sfx, roles.producer, kArrive, lay.arrive_slot(g, t.local, t.mb), need))
+                    : -1;
+  }
+
+  // This CTA's tiles, after `after` (a stealing CTA's dispatch). Returns the last store.
+  int tiles(frontend::TemplateBuilder& b, TileRoles roles, const std::vector<ExpertTile>& work, int after) const {
+    const TileNodes* prev = nullptr;
+    TileNodes last;
+    int wait_all = -1;
+    int end = after;
+    for (const ExpertTile& t : work) {
+      const std::string sfx = fmt::format("g{}e{}m{}n{}", t.gemm, t.local, t.mb, t.nb);
+      int gate = tile_gate(b, roles, t, sfx, wait_all);
+      if (gate >= 0) b.order(after, gate);
+      if (gate < 0 && prev == nullptr) gate = after;
+      last = add_tile(b, roles, l(), t, graph::Coord{-1, t.mb}, graph::Coord{-1, t.nb}, prev, gate);
+      prev = &last;
+      const int flag = t.gemm == 0 ? kGemm0 : kGemm1;
+      b.edge(last.store, b.add(signal("done_" + sfx, roles.consumer, flag, lay.expert_slot(t.local, t.mb))));
+      if (t.gemm == 1) b.edge(last.store, b.add(signal("all_" + sfx, roles.consumer, kGemm1All, 0)));
+      end = last.store;
+    }
+    return end;
+  }
+
+  // Combine: results back to the tokens' source GPUs; CTA 0 then waits for this GPU's own.
+  void combine(frontend::TemplateBuilder& b, int cta, int role, int after) const {
+    int prev = after;
+    if (!per_tile && gemm1_tiles > 0) {
+      const int w = b.add(wait("gemm1_all", role, kGemm1All, 0, gemm1_tiles));
+      b.order(prev, w);
+      prev = w;
+    }
+    for (std::size_t i = static_cast<std::size_t>(cta); i < p.combine.size(); i += static_cast<std::size_t>(c)) {
+      const CombineItem& it = p.combine[i];
+      if (it.pieces.empty()) continue;
+      int gate = prev;
+      if (per_tile) {
+        gate = b.add(wait(fmt::format("tile{}", i), role, kGemm1, lay.expert_slot(it.local, it.mb), n_blocks(l(), 1)));
+        b.order(prev, gate);
+      }
+      for (const Piece& pc : it.pieces) {
+        const int pi = put(b, fmt::format("combine{}_{}", i, pc.src), role, pc.rows, pc.src);
+        b.order(gate, pi);
+        b.order(prev, pi);
+        b.edge(pi, b.add(signal(fmt::format("returned{}_{}", i, pc.src), role, kReturned, pc.src)));
+        prev = pi;
+      }
+    }
+    if (cta == 0 && p.returns > 0) b.order(prev, b.add(wait("all_returned", role, kReturned, g, p.returns)));
+  }
+
+  graph::CtaTemplate cta_template(int cta, const std::vector<ExpertTile>& work) const {
+    frontend::TemplateBuilder b(fmt::format("cta{}", cta));
+    const TileRoles roles{b.role("producer", 0, 1), b.role("consumer", 4, 8)};
+    if (cta < c) {
+      const int role = b.role("comm", 0, kCtaThreads / 32);
+      combine(b, cta, role, tiles(b, roles, work, dispatch(b, cta, role)));
+    } else {
+      tiles(b, roles, work, -1);
+    }
+    if (b.size() == 0) {  // a CTA with no work (few tokens): it starts and ends
+      graph::Node idle;
+      idle.id = "idle";
+      idle.kind = graph::NodeKind::delay;
+      idle.role = roles.producer;
+      b.add(std::move(idle));
+    }
+    return b.take();
+  }
+};
+
+// Stealing horizon: the communication CTAs must be back for the combine, which cannot end
+// before the compute does: estimated compute end (tile time over the compute CTAs) minus the
+// time to push this GPU's combine bytes with C CTAs.
+double steal_horizon(const MoeLayer& l, const GpuPlan& p, int g, int sms, int c, double push, double link,
+                     double tensor) {
+  double tile_time = 0, combine_bytes = 0;
+  for (const ExpertTile& t : tile_order(l, g)) tile_time += tile_flops(l, t) / tensor;
+  for (const CombineItem& it : p.combine)
+    for (const Piece& pc : it.pieces) combine_bytes += static_cast<double>(pc.rows * l.bytes_per_token());
+  return tile_time / (sms - c) - combine_bytes / std::min(c * push, link);
+}
+
+}  // namespace
+
+graph::TileGraph lower_persistent(const MoeLayer& l, const MoeSchedule& s, const std::vector<int>& comm_sms,
+                                  const hw::GpuSpec& gpu, const hw::SystemSpec& sys, std::vector<std::int64_t>& stolen) {
+  Layout lay{l};
+  for (int g = 0; g < l.gpus; ++g) {
+    for (int e = 0; e < l.experts_per_gpu(); ++e) lay.max_mb = std::max(lay.max_mb, m_blocks(l, g, e));
+  }
+  lay.chunk_rows = std::max<std::int64_t>(1, kChunkBytes / l.bytes_per_token());
+  const std::vector<GpuPlan> plans = plan_gpus(lay);
   graph::TileGraph graph;
   graph.name = fmt::format("moe_{}_{}", l.shape.model, to_string(s));
   graph.gpus = l.gpus;
-  for (const char* f : {"arrived", "gemm0_done", "gemm1_done", "gemm1_all_done", "returned", "dispatch_all"}) {
-    const std::string_view n = f;
-    const bool system = n == "arrived" || n == "returned" || n == "dispatch_all";
-    graph.flags.push_back(graph::Flag{std::string(n), system ? graph::FlagScope::system : graph::FlagScope::gpu});
-  }
+  // Order matches enum Flags.
+  graph.flags = {{"arrived", graph::FlagScope::system},        {"gemm0_done", graph::FlagScope::gpu},
+                 {"gemm1_done", graph::FlagScope::gpu},        {"gemm1_all_done", graph::FlagScope::gpu},
+                 {"returned", graph::FlagScope::system},       {"dispatch_all", graph::FlagScope::system}};
   const int sms = gpu.sm.count;
   const double push = sm_push_rate(sys, kCtaThreads), link = link_rate(sys), tensor = sm_tensor_rate(gpu);
   stolen.assign(static_cast<std::size_t>(l.gpus), 0);
@@ -176,118 +308,19 @@ graph::TileGraph lower_persistent(const MoeLayer& l, const MoeSchedule& s, const
     for (std::size_t i = 0; i < p.chunks.size(); ++i)
       comm_free[i % static_cast<std::size_t>(c)] +=
           static_cast<double>(p.chunks[i].rows * l.bytes_per_token()) / std::min(push, link / c);
-    // Stealing horizon: the communication CTAs must be back for the combine, which cannot end
-    // before the compute does: estimated compute end (tile time over the compute CTAs) minus
-    // the time to push this GPU's combine bytes with C CTAs.
-    double tile_time = 0, combine_bytes = 0;
-    for (const ExpertTile& t : tile_order(l, g)) tile_time += tile_flops(l, t) / tensor;
-    for (const CombineItem& it : p.combine)
-      for (const Piece& pc : it.pieces) combine_bytes += static_cast<double>(pc.rows * l.bytes_per_token());
-    const double horizon = tile_time / (sms - c) - combine_bytes / std::min(c * push, link);
-    const auto work = assign_tiles(l, g, sms, c, s.steal, comm_free, tensor, horizon);
-    std::int64_t gemm1_tiles = 0;
+    const auto work = assign_tiles(l, g, sms, c, s.steal, comm_free, tensor,
+                                   steal_horizon(l, p, g, sms, c, push, link, tensor));
+    GpuKernelBuilder kb{lay, p, g, c, s.kind != ScheduleKind::fixed_split, 0};
     for (const auto& w : work)
-      for (const auto& t : w) gemm1_tiles += t.gemm;
+      for (const auto& t : w) kb.gemm1_tiles += t.gemm;
+    for (int cta = 0; cta < c; ++cta) stolen[static_cast<std::size_t>(g)] += static_cast<std::int64_t>(work[static_cast<std::size_t>(cta)].size());
     graph::Kernel k;
     k.name = fmt::format("moe_{}_gpu{}", to_string(s), g);
     k.gpu = g;
     set_cta_resources(k);
     declare_tensors(k, l, g);
     for (int cta = 0; cta < sms; ++cta) {
-      frontend::TemplateBuilder b(fmt::format("cta{}", cta));
-      const TileRoles roles{b.role("producer", 0, 1), b.role("consumer", 4, 8)};
-      const bool comm = cta < c;
-      const int comm_role = comm ? b.role("comm", 0, kCtaThreads / 32) : -1;
-      int prev_put = -1;
-      if (comm) {
-        for (std::size_t i = static_cast<std::size_t>(cta); i < p.chunks.size(); i += static_cast<std::size_t>(c)) {
-          const Chunk& ch = p.chunks[i];
-          graph::Node put = frontend::memory_node(fmt::format("dispatch{}", i), graph::NodeKind::remote_put,
-                                                  graph::MemEngine::plain, comm_role,
-                                                  static_cast<double>(ch.rows * l.bytes_per_token()), -1, {});
-          put.peer = (ch.dst - g + l.gpus) % l.gpus;
-          const int pi = b.add(std::move(put));
-          b.order(prev_put, pi);
-          prev_put = pi;
-          for (std::int64_t mb = ch.row0 / kTileM; mb * kTileM < ch.row0 + ch.rows; ++mb)
-            b.edge(pi, b.add(signal(fmt::format("arrive{}_{}", i, mb), comm_role, kArrive,
-                                    lay.arrive_slot(ch.dst, ch.local, mb))));
-          b.edge(pi, b.add(signal(fmt::format("arrive_all{}", i), comm_role, kDispatchAll, ch.dst)));
-        }
-      }
-      // Tiles (compute CTAs, and communication CTAs that steal).
-      const TileNodes* prev = nullptr;
-      TileNodes last;
-      int first_wait_all = -1;
-      int tile_end = prev_put;
-      for (const ExpertTile& t : work[static_cast<std::size_t>(cta)]) {
-        if (comm) ++stolen[static_cast<std::size_t>(g)];
-        int gate = -1;
-        const std::string sfx = fmt::format("g{}e{}m{}n{}", t.gemm, t.local, t.mb, t.nb);
-        if (t.gemm == 0) {
-          const std::int64_t need = per_tile ? p.arrivals[static_cast<std::size_t>(t.local)][static_cast<std::size_t>(t.mb)]
-                                             : p.arrivals_all;
-          if (need > 0 && (per_tile || first_wait_all < 0)) {
-            gate = per_tile ? b.add(wait("tokens_" + sfx, roles.producer, kArrive, lay.arrive_slot(g, t.local, t.mb), need))
-                            : b.add(wait("tokens_all", roles.producer, kDispatchAll, g, need));
-            if (!per_tile) first_wait_all = gate;
-          } else if (!per_tile) {
-            gate = first_wait_all;
-          }
-        } else {
-          gate = b.add(wait("gemm0_" + sfx, roles.producer, kGemm0, lay.expert_slot(t.local, t.mb), n_blocks(l, 0)));
-        }
-        if (gate >= 0) b.order(prev_put, gate);  // a stealing CTA computes after its dispatch
-        if (gate < 0 && prev == nullptr) gate = prev_put;
-        last = add_tile(b, roles, l, t, graph::Coord{-1, t.mb}, graph::Coord{-1, t.nb}, prev, gate);
-        prev = &last;
-        if (t.gemm == 0) {
-          b.edge(last.store, b.add(signal("done_" + sfx, roles.consumer, kGemm0, lay.expert_slot(t.local, t.mb))));
-        } else {
-          b.edge(last.store, b.add(signal("done_" + sfx, roles.consumer, kGemm1, lay.expert_slot(t.local, t.mb))));
-          b.edge(last.store, b.add(signal("all_" + sfx, roles.consumer, kGemm1All, 0)));
-        }
-        tile_end = last.store;
-      }
-      if (comm) {
-        // Combine: results back to the tokens' source GPUs.
-        int prev_c = tile_end;
-        if (!per_tile && gemm1_tiles > 0) {
-          const int w = b.add(wait("gemm1_all", comm_role, kGemm1All, 0, gemm1_tiles));
-          b.order(prev_c, w);
-          prev_c = w;
-        }
-        for (std::size_t i = static_cast<std::size_t>(cta); i < p.combine.size(); i += static_cast<std::size_t>(c)) {
-          const CombineItem& it = p.combine[i];
-          if (it.pieces.empty()) continue;
-          int gate = prev_c;
-          if (per_tile) {
-            gate = b.add(wait(fmt::format("tile{}", i), comm_role, kGemm1, lay.expert_slot(it.local, it.mb),
-                              n_blocks(l, 1)));
-            b.order(prev_c, gate);
-          }
-          for (const Piece& pc : it.pieces) {
-            graph::Node put = frontend::memory_node(fmt::format("combine{}_{}", i, pc.src), graph::NodeKind::remote_put,
-                                                    graph::MemEngine::plain, comm_role,
-                                                    static_cast<double>(pc.rows * l.bytes_per_token()), -1, {});
-            put.peer = (pc.src - g + l.gpus) % l.gpus;
-            const int pi = b.add(std::move(put));
-            b.order(gate, pi);
-            b.order(prev_c, pi);
-            b.edge(pi, b.add(signal(fmt::format("returned{}_{}", i, pc.src), comm_role, kReturned, pc.src)));
-            prev_c = pi;
-          }
-        }
-        if (cta == 0 && p.returns > 0) b.order(prev_c, b.add(wait("all_returned", comm_role, kReturned, g, p.returns)));
-      }
-      if (b.size() == 0) {  // a CTA with no work (few tokens): it starts and ends
-        graph::Node idle;
-        idle.id = "idle";
-        idle.kind = graph::NodeKind::delay;
-        idle.role = roles.producer;
-        b.add(std::move(idle));
-      }
-      k.templates.push_back(b.take());
+      k.templates.push_back(kb.cta_template(cta, work[static_cast<std::size_t>(cta)]));
       k.grid.push_back(graph::CtaGroup{cta, 1, 0, {}});
     }
     graph.kernels.push_back(std::move(k));

@@ -104,6 +104,11 @@ LayerRun run_layer(const MoeLayer& l, const LoweredLayer& lowered, const hw::Gpu
     m.comm_active = Duration{length(comm)};
     m.compute_active = Duration{length(mma)};
     m.both_active = Duration{intersection(comm, mma)};
+    std::int64_t first = run.result.kernels.empty() ? 0 : run.result.kernels.front().start.count(), last = first;
+    for (const auto& k : run.result.kernels) first = std::min(first, k.start.count());
+    for (const auto& v : {comm, mma})
+      if (!v.empty()) last = std::max(last, v.back().second);
+    m.work_end = Duration{last - first};
     m.overlap = m.comm_active.count() > 0
                     ? static_cast<double>(m.both_active.count()) / static_cast<double>(m.comm_active.count())
                     : 0;

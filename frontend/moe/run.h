@@ -6,6 +6,8 @@
 //     or any MMA (compute) is running;
 //   overlap %    : per GPU, |comm active ∩ compute active| / |comm active|: the share of the
 //     communication time hidden under compute (0 for sequential by construction);
+//   work end     : per GPU, when its last remote_put or MMA ends (the layer's latency also waits
+//     for results coming back from other GPUs);
 //   NVLink %     : the engine's gpuN.nvlink_egress / ingress rows (bytes carried / capacity x run).
 #pragma once
 
@@ -27,6 +29,7 @@ struct GpuMetrics {
   Duration comm_active{0}, compute_active{0}, both_active{0};
   double overlap = 0;  // both / comm (0 when no comm)
   double nvlink_egress = 0, nvlink_ingress = 0;
+  Duration work_end{0};  // the GPU's last put or MMA ends (its own share of the layer is done)
   double clock_mhz = 0;  // the GPU's kernels' clocks (clock model), weighted by kernel time
   CostModelTerms cost;
 };

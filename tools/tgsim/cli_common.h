@@ -64,6 +64,7 @@ void register_gemm(CLI::App& app, const Context& ctx);
 CLI::App* register_lower(CLI::App& app, const Context& ctx);
 void register_attention(CLI::App& app, const Context& ctx);
 void register_llm(CLI::App& app, const Context& ctx);
+void register_collective(CLI::App& app, const Context& ctx);
 void register_moe(CLI::App& app, const Context& ctx);
 
 // `tgsim validate --profile` (cmd_validate_profile.cpp).

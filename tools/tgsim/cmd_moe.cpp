@@ -7,6 +7,7 @@
 
 #include "frontend/llm/model.h"
 #include "frontend/moe/run.h"
+#include "sim/graph/graph_size.h"
 #include "sim/hw/spec_json.h"
 #include "sim/hw/system_json.h"
 #include "sim/report/chrome_trace.h"
@@ -50,6 +51,7 @@ nlohmann::json to_json(const moe::MoeLayer& l, const moe::MoeSchedule& s, const 
                     {"overlap_pct", 100 * m.overlap},
                     {"nvlink_egress_pct", 100 * m.nvlink_egress},
                     {"nvlink_ingress_pct", 100 * m.nvlink_ingress},
+                    {"work_end_us", to_us(m.work_end)},
                     {"clock_mhz", m.clock_mhz}});
     for (int e = 0; e < l.experts_per_gpu(); ++e)
       gpus.back()["expert_rows"].push_back(l.expert_rows(l.global_expert(static_cast<int>(g), e)));
@@ -104,7 +106,7 @@ void register_moe(CLI::App& app, const Context& ctx) {
   cmd->add_option("--tokens", o->tokens, "Tokens per GPU")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--routing", o->routing, "uniform, zipf:S (expert e gets 1/(e+1)^S) or a JSON/CSV file")
       ->capture_default_str();
-  cmd->add_option("--schedule", o->schedule, "sequential, fixed-split:C, tile-overlap[:C] or dynamic")
+  cmd->add_option("--schedule", o->schedule, "sequential, fixed-split:C, tile-overlap[:C] or dynamic; C may be one value per GPU: 8,10,10,10")
       ->capture_default_str();
   cmd->add_option("--set", o->gpu_overrides, "Override a GPU spec field: key=value (repeatable)");
   cmd->add_option("--system-set", o->system_overrides, "Override a system spec field, e.g. nvlink.bandwidth=900GB/s");
@@ -127,6 +129,7 @@ void register_moe(CLI::App& app, const Context& ctx) {
                               model.moe->top_k};
     const moe::MoeLayer layer = moe::make_layer(shape, sys.gpu_count, o->tokens, o->routing);
     const moe::LoweredLayer lowered = moe::lower_layer(layer, sched, gpu, sys);
+    graph::check_limits(lowered.graph, graph::default_limits());  // refuse a run too big for the machine
     report::ChromeTrace trace(report::ChromeTraceOptions{o->trace_sms});
     const moe::LayerRun run = moe::run_layer(layer, lowered, gpu, sys, o->trace.empty() ? nullptr : &trace);
     if (!o->trace.empty()) write_file_atomically(o->trace, trace.to_json_text(lowered.graph.name));

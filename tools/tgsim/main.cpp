@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   tgsim::cli::register_gemm(app, ctx);
   tgsim::cli::register_attention(app, ctx);
   tgsim::cli::register_llm(app, ctx);
+  tgsim::cli::register_collective(app, ctx);
   tgsim::cli::register_moe(app, ctx);
   CLI::App* lower = tgsim::cli::register_lower(app, ctx);
   tgsim::cli::register_lower_attention(*lower, ctx);

@@ -86,7 +86,13 @@ TEST(MoeSchedule, ParsesNamesAndRejectsOthers) {
   EXPECT_EQ(parse_schedule("fixed-split:24").comm_sms, 24);
   EXPECT_EQ(parse_schedule("tile-overlap").comm_sms, kDefaultCommSms);
   EXPECT_TRUE(parse_schedule("dynamic").steal);
-  for (const std::string bad : {"fixed-split", "fixed-split:0", "overlap", "dynamic:3"}) {
+  EXPECT_EQ(parse_schedule("tile-overlap:8,10,10,12").comm_per_gpu, (std::vector<int>{8, 10, 10, 12}));
+  EXPECT_EQ(to_string(parse_schedule("tile-overlap:8,10,10,12")), "tile-overlap:8,10,10,12");
+  const Machine m;
+  const MoeLayer l = make_layer(kSmall, 4, 64, "uniform");
+  EXPECT_EQ(lower_layer(l, parse_schedule("fixed-split:3,4,5,6"), m.gpu, m.sys).comm_sms, (std::vector<int>{3, 4, 5, 6}));
+  EXPECT_THROW(lower_layer(l, parse_schedule("fixed-split:3,4"), m.gpu, m.sys), InputError);  // 2 values, 4 GPUs
+  for (const std::string bad : {"fixed-split", "fixed-split:0", "overlap", "dynamic:3", "tile-overlap:8,,9"}) {
     try {
       parse_schedule(bad);
       FAIL() << bad;
