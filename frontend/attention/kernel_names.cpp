@@ -126,10 +126,21 @@ bool parse_cudnn(const std::string& name, KernelNameResult& r) {
     r.reason = fmt::format("\"{}\": cuDNN SDPA kernel name without the sm/flash_fprop/knob/<BM>x<BN>x<D>/<warps> fields", name);
     return false;
   }
-  r.schedule.block_m = std::stoi(m[5]);
-  r.schedule.block_n = std::stoi(m[6]);
-  r.head_dim = std::stoi(m[7]);
-  const int warps_m = std::stoi(m[8]), warps_n = std::stoi(m[9]);
+  // Every field must be a sensible positive number (the regex only promises digits).
+  int field[5] = {0, 0, 0, 0, 0};
+  for (int i = 0; i < 5; ++i) {
+    const auto v = to_int(std::string(m[static_cast<std::size_t>(5 + i)]));
+    if (!v || *v <= 0 || *v > 4096) {
+      r.reason = fmt::format("\"{}\": cuDNN SDPA tile/warp field \"{}\" is not a number in [1, 4096]", name,
+                             std::string(m[static_cast<std::size_t>(5 + i)]));
+      return false;
+    }
+    field[i] = *v;
+  }
+  r.schedule.block_m = field[0];
+  r.schedule.block_n = field[1];
+  r.head_dim = field[2];
+  const int warps_m = field[3], warps_n = field[4];
   if (m[2] != "wgmma") {
     // sm80 code (mma.sync, cp.async): the FlashAttention-2 structure with warps_m x warps_n warps.
     r.schedule.family = Family::cudnn_sm80;

@@ -216,6 +216,14 @@ ReplayRow predict(const ProfiledLaunch& l, const hw::GpuSpec& spec) {
   row.shape = dims_text(l.op);
   row.kernel_count = static_cast<int>(l.kernels.size());
   for (const auto& k : l.kernels) row.measured_us += k.dur_us;
+  for (const auto& d : l.op.dims) {
+    for (const auto x : d) {
+      if (x <= 0 || x > (std::int64_t{1} << 40)) {
+        row.reason = fmt::format("{}: input dimension {} out of range", row.op, x);
+        return row;
+      }
+    }
+  }
   try {
     if (predict_gemm(l, spec, row) || predict_attention(l, spec, row) || predict_elementwise(l, spec, row)) {
       if (!row.simulated && row.reason.empty()) row.reason = "not modelled";

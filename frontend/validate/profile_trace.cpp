@@ -12,6 +12,17 @@
 namespace tgsim::validate {
 namespace {
 
+// Field readers that tolerate a field of the wrong type (a trace is untrusted input).
+std::string str_field(const nlohmann::json& e, const char* key) {
+  const auto it = e.find(key);
+  return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+double num_field(const nlohmann::json& e, const char* key) {
+  const auto it = e.find(key);
+  return it != e.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
 std::vector<std::int64_t> to_dims(const nlohmann::json& j) {
   std::vector<std::int64_t> d;
   if (!j.is_array()) return d;
@@ -23,7 +34,7 @@ std::vector<std::int64_t> to_dims(const nlohmann::json& j) {
 
 ProfiledOp read_op(const nlohmann::json& e) {
   ProfiledOp op;
-  op.name = e.value("name", "");
+  op.name = str_field(e, "name");
   const auto& args = e.contains("args") ? e["args"] : nlohmann::json::object();
   if (args.contains("Input Dims") && args["Input Dims"].is_array()) {
     for (const auto& in : args["Input Dims"]) {
@@ -81,17 +92,17 @@ std::vector<ProfiledLaunch> parse_profile(const nlohmann::json& j, const std::st
   std::vector<ProfiledKernel> kernels;
   for (const auto& e : *events) {
     if (!e.is_object()) continue;
-    const std::string cat = e.value("cat", "");
+    const std::string cat = str_field(e, "cat");
     const auto& args = e.contains("args") && e["args"].is_object() ? e["args"] : nlohmann::json::object();
     const std::int64_t ext = args.contains("External id") && args["External id"].is_number_integer()
                                  ? args["External id"].get<std::int64_t>()
                                  : -1;
     if (cat == "cpu_op" && ext >= 0) {
-      const double dur = e.value("dur", 0.0);
+      const double dur = num_field(e, "dur");
       auto it = ops.find(ext);
       if (it == ops.end() || dur < it->second.first) ops[ext] = {dur, read_op(e)};
     } else if (cat == "kernel") {
-      kernels.push_back(ProfiledKernel{e.value("name", ""), e.value("ts", 0.0), e.value("dur", 0.0), ext});
+      kernels.push_back(ProfiledKernel{str_field(e, "name"), num_field(e, "ts"), num_field(e, "dur"), ext});
     }
   }
   if (kernels.empty()) throw InputError(fmt::format("{}: no GPU kernel events (record with CUDA activity)", path));

@@ -151,3 +151,23 @@ TEST_F(CliLimits, HugeRunsAreRefusedUpFrontNamingTheFlag) {
 
 }  // namespace
 }  // namespace tgsim::cli_test
+
+namespace tgsim::cli_test {
+namespace {
+
+using CliDeterminism = CliTest;
+
+// Same inputs, same output byte for byte, whatever the thread count (validate and profile replay
+// run rows in parallel; results are collected in row order).
+TEST_F(CliDeterminism, ValidateAndProfileReplayDoNotDependOnJobs) {
+  for (const std::string& args :
+       {"validate --measurements " + shell_quote(source("traces/h200x2/nccl.csv")) + " --json",
+        "validate --profile " + shell_quote(source("traces/h200/profiles/llama8b_decode_b8_ctx4096_2l.json")) + " --gpu h200 --json"}) {
+    const RunResult one = run_tgsim(args + " --jobs 1"), four = run_tgsim(args + " --jobs 4");
+    ASSERT_EQ(one.code, 0) << one.err;
+    EXPECT_EQ(one.out, four.out) << args;
+  }
+}
+
+}  // namespace
+}  // namespace tgsim::cli_test

@@ -248,7 +248,7 @@ TEST_F(CliSweep, RepeatedSigkillsThenResumeGiveTheUninterruptedResult) {
   std::mt19937 rng(12345);  // fixed: the same kill times on every run of the test
   int killed = 0;
   std::vector<int> rows_seen;  // lines in the file after each kill
-  for (int attempt = 0; attempt < 10; ++attempt) {
+  for (int attempt = 0; attempt < 24; ++attempt) {
     std::vector<std::string> args = {"sweep", spec_.string(), "--out", out.string(), "--jobs", "2"};
     if (attempt > 0) args.push_back("--resume");
     // Kill once the file holds a random number of rows (so the kill lands mid-sweep however fast
