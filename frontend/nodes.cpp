@@ -71,6 +71,15 @@ graph::Node wait_node(std::string id, int role, graph::FlagRef flag, std::int64_
   return n;
 }
 
+graph::Node delay_node(std::string id, int role, double cycles) {
+  graph::Node n;
+  n.id = std::move(id);
+  n.kind = graph::NodeKind::delay;
+  n.role = role;
+  n.cycles = Cycles{cycles};
+  return n;
+}
+
 int mma_k(DType t) { return static_cast<int>(256 / dtype_bits(t)); }
 
 }  // namespace tgsim::frontend

@@ -18,6 +18,8 @@ graph::Node simt_node(std::string id, int role, double ops, int threads, graph::
 graph::Node smem_node(std::string id, int role, double bytes);
 graph::Node signal_node(std::string id, int role, graph::FlagRef flag, std::int64_t value = 1);
 graph::Node wait_node(std::string id, int role, graph::FlagRef flag, std::int64_t value);
+// A fixed number of cycles (a modelled overhead).
+graph::Node delay_node(std::string id, int role, double cycles);
 
 // Tensor-core K per instruction: 32 bytes of input (k16 for 16-bit types, k8 tf32, k32 fp8).
 int mma_k(DType t);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/hw/json_reader.h"
+#include "frontend/json_fields.h"
 #include "sim/units/error.h"
 
 namespace tgsim::attention {
@@ -15,16 +16,8 @@ namespace {
 const std::map<std::string, Family> kFamilies{
     {"fa2", Family::fa2}, {"fa3", Family::fa3}, {"cudnn", Family::cudnn}, {"cudnn_sm80", Family::cudnn_sm80}};
 
-int as_int(const nlohmann::json& v, const std::string& where, int lo, int hi) {
-  if (!v.is_number_integer() || v.get<long long>() < lo || v.get<long long>() > hi)
-    throw InputError(fmt::format("{}: expected an integer in [{}, {}], got {}", where, lo, hi, v.dump()));
-  return v.get<int>();
-}
-
-bool as_bool(const nlohmann::json& v, const std::string& where) {
-  if (!v.is_boolean()) throw InputError(fmt::format("{}: expected true or false, got {}", where, v.dump()));
-  return v.get<bool>();
-}
+int as_int(const nlohmann::json& v, const std::string& where, int lo, int hi) { return frontend::json_int(v, where, lo, hi); }
+bool as_bool(const nlohmann::json& v, const std::string& where) { return frontend::json_bool(v, where); }
 
 }  // namespace
 

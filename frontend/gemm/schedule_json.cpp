@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "frontend/json_fields.h"
 #include "sim/units/error.h"
 
 namespace tgsim::gemm {
@@ -21,16 +22,8 @@ E parse_enum(const nlohmann::json& v, const std::map<std::string, E>& names, con
   throw InputError(fmt::format("{}: expected one of {}, got {}", where, valid, v.dump()));
 }
 
-int as_int(const nlohmann::json& v, const std::string& where, int lo, int hi) {
-  if (!v.is_number_integer() || v.get<long long>() < lo || v.get<long long>() > hi)
-    throw InputError(fmt::format("{}: expected an integer in [{}, {}], got {}", where, lo, hi, v.dump()));
-  return v.get<int>();
-}
-
-bool as_bool(const nlohmann::json& v, const std::string& where) {
-  if (!v.is_boolean()) throw InputError(fmt::format("{}: expected true or false, got {}", where, v.dump()));
-  return v.get<bool>();
-}
+int as_int(const nlohmann::json& v, const std::string& where, int lo, int hi) { return frontend::json_int(v, where, lo, hi); }
+bool as_bool(const nlohmann::json& v, const std::string& where) { return frontend::json_bool(v, where); }
 
 DType as_dtype(const nlohmann::json& v, const std::string& where) {
   if (v.is_string()) {

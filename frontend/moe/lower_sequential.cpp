@@ -21,14 +21,7 @@ std::vector<std::int64_t> channel_chunks(std::int64_t bytes) {
   return out;
 }
 
-graph::Node delay_node(std::string id, int role, double cycles) {
-  graph::Node n;
-  n.id = std::move(id);
-  n.kind = graph::NodeKind::delay;
-  n.role = role;
-  n.cycles = Cycles{cycles};
-  return n;
-}
+using frontend::delay_node;
 
 // bytes_to[d]: what GPU g sends to GPU d; flag slot d counts chunks arriving at d.
 graph::Kernel all_to_all(const std::string& name, int g, int flag, const std::vector<std::int64_t>& bytes_to,

@@ -20,14 +20,7 @@ constexpr int kDefaultChannels = 16;
 // source, src/include/device.h and NCCL_BUFFSIZE default).
 constexpr std::int64_t kSimpleStep = 512 * 1024;
 
-graph::Node delay_node(std::string id, int role, double cycles) {
-  graph::Node n;
-  n.id = std::move(id);
-  n.kind = graph::NodeKind::delay;
-  n.role = role;
-  n.cycles = Cycles{cycles};
-  return n;
-}
+using frontend::delay_node;
 
 graph::Node put_node(std::string id, int role, std::int64_t bytes, int peer) {
   graph::Node n = frontend::memory_node(std::move(id), graph::NodeKind::remote_put, graph::MemEngine::plain, role,

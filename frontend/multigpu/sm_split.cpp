@@ -26,15 +26,6 @@ struct Work {
   auto operator<=>(const Work&) const = default;
 };
 
-graph::Node delay(std::string id, int role, double cycles) {
-  graph::Node n;
-  n.id = std::move(id);
-  n.kind = graph::NodeKind::delay;
-  n.role = role;
-  n.cycles = Cycles{cycles};
-  return n;
-}
-
 }  // namespace
 
 int sm_split_ctas(const SmSplitParams& p, const hw::GpuSpec& gpu) { return p.ctas > 0 ? p.ctas : gpu.sm.count; }
@@ -151,7 +142,7 @@ graph::TileGraph lower_sm_split(const SmSplitParams& p, const SmSplitPlan& plan,
     // fence then waits until the last stores are visible at the peer.
     int prev = -1;
     for (std::size_t i = 0; i < w.chunks.size(); ++i) {
-      const int take = b.add(delay(fmt::format("take_chunk{}", i), role, take_chunk_cycles(gpu)));
+      const int take = b.add(frontend::delay_node(fmt::format("take_chunk{}", i), role, take_chunk_cycles(gpu)));
       graph::Node put = frontend::memory_node(fmt::format("put{}", i), graph::NodeKind::remote_put,
                                               graph::MemEngine::plain, role, static_cast<double>(w.chunks[i]), -1, {});
       put.peer = 1;
@@ -161,7 +152,7 @@ graph::TileGraph lower_sm_split(const SmSplitParams& p, const SmSplitPlan& plan,
       prev = put_index;
     }
     const int fence =
-        w.chunks.empty() ? -1 : b.add(delay("fence", role, to_seconds(sys.nvlink.latency) * gpu.clock.boost.value));
+        w.chunks.empty() ? -1 : b.add(frontend::delay_node("fence", role, to_seconds(sys.nvlink.latency) * gpu.clock.boost.value));
     b.order(prev, fence);
     // Tiles: the tensor pipe's share (mma node) and the tile's issue time (delay node: the
     // latency/throughput model) run side by side; the tile chain ends when both have.
@@ -169,18 +160,18 @@ graph::TileGraph lower_sm_split(const SmSplitParams& p, const SmSplitPlan& plan,
     for (std::int64_t t = 0; t < w.tiles; ++t) {
       const int m = b.add(frontend::mma_node(fmt::format("mma{}", t), role, TensorInst::mma_sync, p.dtype, {16, 8, 16},
                                              p.mma_per_warp_per_tile));
-      const int d = b.add(delay(fmt::format("issue{}", t), role, take_tile_cycles(gpu) + tile_cycles));
+      const int d = b.add(frontend::delay_node(fmt::format("issue{}", t), role, take_tile_cycles(gpu) + tile_cycles));
       b.order(prev_mma, m);
       b.order(prev_issue, d);
       prev_mma = m;
       prev_issue = d;
     }
     if (w.tiles > 0) {
-      const int e = b.add(delay("tiles_done", role, 0));
+      const int e = b.add(frontend::delay_node("tiles_done", role, 0));
       b.order(prev_mma, e);
       b.order(prev_issue, e);
     }
-    if (b.size() == 0) b.add(delay("idle", role, 0));
+    if (b.size() == 0) b.add(frontend::delay_node("idle", role, 0));
     k.templates.push_back(b.take());
     const int index = static_cast<int>(k.templates.size() - 1);
     templates.emplace(w, index);
