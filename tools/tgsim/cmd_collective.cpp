@@ -19,6 +19,7 @@ void register_collective(CLI::App& app, const Context& ctx) {
     std::string op = "all_reduce";
     std::string bytes;
     int channels = 0;
+    int threads = 512;
     std::vector<std::string> system_overrides;
     OutputOptions out;
   };
@@ -30,6 +31,7 @@ void register_collective(CLI::App& app, const Context& ctx) {
       ->check(CLI::IsMember({"all_reduce", "all_to_all"}));
   cmd->add_option("--bytes", o->bytes, "Message size, e.g. 64MiB")->required();
   cmd->add_option("--channels", o->channels, "SMs (NCCL channels) per GPU (default: the model's)");
+  cmd->add_option("--threads", o->threads, "Threads per channel (NCCL: 512)")->capture_default_str()->check(CLI::Range(32, 1024));
   cmd->add_option("--set-system", o->system_overrides, "Override a system field, e.g. nvlink.bandwidth=900GB/s")->take_all();
   add_output_options(*cmd, o->out);
   cmd->footer(
@@ -48,6 +50,7 @@ void register_collective(CLI::App& app, const Context& ctx) {
       throw InputError(fmt::format("--bytes: {}", e.what()));
     }
     c.channels = o->channels;
+    c.threads = o->threads;
     const auto plan = multigpu::plan_collective(c, gpu, sys);
     const graph::TileGraph g = multigpu::lower_collective(c, plan, gpu, sys);
     OutputOptions out = o->out;
