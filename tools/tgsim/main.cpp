@@ -21,8 +21,12 @@ int main(int argc, char** argv) {
       "  tgsim gemm --gpu h200 --m 4096 --n 4096 --k 4096 --dtype bf16\n"
       "  tgsim gemm --gpu h100 --m 8192 --n 8192 --k 8192 --kernel nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT\n"
       "  tgsim attention --gpu h100 --batch 4 --heads 32 --heads-kv 8 --seq-q 4096 --head-dim 128 --causal\n"
+      "  tgsim llm --model llama3-8b --gpu h100 --phase prefill --seq 2048\n"
+      "  tgsim moe --system 4xh100 --model qwen3-30b-a3b --tokens 2048 --schedule dynamic\n"
       "  tgsim run-graph configs/graphs/pipeline.json --gpu h100 --trace pipeline.trace.json\n"
       "  tgsim validate --measurements traces/h200/gemm.csv --plot validation.png\n"
+      "  tgsim validate --profile traces/h200/profiles/llama8b_prefill_b1_s2048_2l.json --gpu h200\n"
+      "  tgsim sweep configs/sweeps/gemm_tiles_h100.json --out tiles.csv --jobs 2\n"
       "Exit codes: 0 ok, 2 bad input (message names the file, JSON path or flag), 3 simulation deadlock.");
   tgsim::cli::register_gpus(app, ctx);
   tgsim::cli::register_run_graph(app, ctx);
