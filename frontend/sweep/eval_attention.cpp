@@ -20,7 +20,7 @@ class AttentionEvaluator : public Evaluator {
             {"schedule", ParamKind::text},  {"family", ParamKind::text}};
   }
 
-  Outcome evaluate(const nlohmann::json& p, const hw::GpuSpec& spec, const std::string& dir) const override {
+  Outcome evaluate(const nlohmann::json& p, const hw::GpuSpec& spec, const EvalContext& ctx) const override {
     attention::Request req;
     auto& prob = req.problem;
     prob.batch = int_param(p, "batch", 1);
@@ -40,14 +40,14 @@ class AttentionEvaluator : public Evaluator {
     if (!t) throw InputError(fmt::format("dtype: unknown type \"{}\"", dtype));
     prob.dtype = *t;
     req.kernel = text_param(p, "kernel", "");
-    req.schedule_file = path_param(p, "schedule", dir);
+    req.schedule_file = path_param(p, "schedule", ctx.dir);
     if (const std::string f = text_param(p, "family", ""); !f.empty()) {
       req.family = attention::parse_family(f);
       if (!req.family) throw InputError(fmt::format("family: unknown family \"{}\"", f));
     }
     const attention::Resolved r = attention::resolve(req, spec);
     const auto lowered = attention::lower_attention(r.problem, r.schedule, spec);
-    const engine::Result res = simulate_point(lowered.graph, spec);
+    const engine::Result res = simulate_point(lowered.graph, spec, ctx.limits);
     Outcome o;
     o.latency_us = to_us(res.latency);
     if (o.latency_us > 0) o.tflops = r.problem.flops() / o.latency_us * 1e-6;

@@ -26,7 +26,7 @@ class GemmEvaluator : public Evaluator {
             {"kernel", ParamKind::text}, {"schedule", ParamKind::text}};
   }
 
-  Outcome evaluate(const nlohmann::json& p, const hw::GpuSpec& spec, const std::string& dir) const override {
+  Outcome evaluate(const nlohmann::json& p, const hw::GpuSpec& spec, const EvalContext& ctx) const override {
     gemm::Request req;
     req.m = int_param(p, "m", 0);
     req.n = int_param(p, "n", 0);
@@ -39,10 +39,10 @@ class GemmEvaluator : public Evaluator {
     if (order != "row" && order != "col") throw InputError(fmt::format("order must be row or col, got \"{}\"", order));
     req.row_major = order == "row";
     req.kernel = text_param(p, "kernel", "");
-    req.schedule_file = path_param(p, "schedule", dir);
+    req.schedule_file = path_param(p, "schedule", ctx.dir);
     const gemm::Resolved r = gemm::resolve(req, spec);
     const auto lowered = gemm::lower_gemm(r.problem, r.schedule, spec);
-    const engine::Result res = simulate_point(lowered.graph, spec);
+    const engine::Result res = simulate_point(lowered.graph, spec, ctx.limits);
     Outcome o;
     o.latency_us = to_us(res.latency);
     if (o.latency_us > 0) o.tflops = r.problem.flops() / o.latency_us * 1e-6;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/graph/graph_size.h"
 #include "sim/hw/gpu_spec.h"
 
 namespace tgsim::sweep {
@@ -28,6 +29,13 @@ struct Outcome {
   std::string schedule;
 };
 
+// What every evaluation shares: the spec file's folder (for relative paths in parameters such as
+// schedule files) and the run limits (a point too big for the machine is an error row).
+struct EvalContext {
+  std::string dir;
+  graph::Limits limits = graph::default_limits();
+};
+
 // Contract: evaluate() is called concurrently from several threads with distinct arguments and
 // must not keep state between calls; the same (params, spec) always give the same Outcome. It
 // throws InputError (a point the op cannot run) or SimulationError (deadlock); the sweep records
@@ -38,7 +46,7 @@ class Evaluator {
  public:
   virtual ~Evaluator() = default;
   virtual std::vector<ParamInfo> params() const = 0;
-  virtual Outcome evaluate(const nlohmann::json& params, const hw::GpuSpec& spec, const std::string& dir) const = 0;
+  virtual Outcome evaluate(const nlohmann::json& params, const hw::GpuSpec& spec, const EvalContext& ctx) const = 0;
 };
 
 class EvaluatorRegistry {

@@ -47,11 +47,12 @@ class SpecCache {
   std::map<std::string, Entry> cache_;
 };
 
-PointResult evaluate(const SweepSpec& spec, const Evaluator& ev, const PointInputs& in, SpecCache& specs) {
+PointResult evaluate(const SweepSpec& spec, const Evaluator& ev, const PointInputs& in, SpecCache& specs,
+                     const graph::Limits& limits) {
   PointResult r;
   try {
     const auto gpu = specs.get(in.gpu, in.overrides);
-    r.outcome = ev.evaluate(in.params, *gpu, spec.dir);
+    r.outcome = ev.evaluate(in.params, *gpu, EvalContext{spec.dir, limits});
   } catch (const InputError& e) {
     r.error = e.what();
   } catch (const SimulationError& e) {
@@ -81,7 +82,7 @@ RunStats run_points(const SweepSpec& spec, const Evaluator& ev, const std::vecto
       if (t >= todo.size()) return;
       const Point& p = points[static_cast<std::size_t>(todo[t])];
       const PointInputs in = resolve_point(spec, p);
-      const PointResult r = evaluate(spec, ev, in, specs);
+      const PointResult r = evaluate(spec, ev, in, specs, opts.limits);
       const std::string line = csv_row(spec, p, in, r);
       std::lock_guard<std::mutex> lock(out_mutex);
       if (failed.load()) return;

@@ -3,6 +3,8 @@
 // order in which points finish; a failing point becomes a row with its error, never a crash.
 #pragma once
 
+#include "sim/graph/graph_size.h"
+
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -23,6 +25,7 @@ struct RunOptions {
   // Set from outside (a signal handler): no new point starts; points in flight finish and are
   // reported. May be null.
   const std::atomic<bool>* stop = nullptr;
+  graph::Limits limits = graph::default_limits();  // --max-nodes / --max-memory per point
 };
 
 struct RunStats {

@@ -3,11 +3,12 @@
 #pragma once
 
 #include "sim/engine/result.h"
+#include "sim/graph/graph_size.h"
 #include "sim/graph/tile_graph.h"
 #include "sim/hw/gpu_spec.h"
 
 namespace tgsim::sweep {
 
-engine::Result simulate_point(const graph::TileGraph& g, const hw::GpuSpec& spec);
+engine::Result simulate_point(const graph::TileGraph& g, const hw::GpuSpec& spec, const graph::Limits& limits);
 
 }  // namespace tgsim::sweep

@@ -56,9 +56,9 @@ std::string dims_text(const ProfiledOp& op) {
 
 // Kernel durations (end - start) of every kernel in a simulated graph: launch gaps excluded, as
 // the profiler's kernel durations exclude them.
-double kernel_time_us(const graph::TileGraph& g, const hw::GpuSpec& spec) {
+double kernel_time_us(const graph::TileGraph& g, const hw::GpuSpec& spec, const graph::Limits& limits) {
   graph::validate_tile_graph(g, g.name);
-  graph::check_limits(g, graph::default_limits());  // too big for the machine: the row says so
+  graph::check_limits(g, limits);  // too big for the machine: the row says so
   engine::SimOptions o;
   o.l2_starts_dirty = true;
   o.critical_path = false;
@@ -74,7 +74,7 @@ std::string kernel_list(const ProfiledLaunch& l) {
   return fmt::format("{}", fmt::join(names, ";"));
 }
 
-bool predict_gemm(const ProfiledLaunch& l, const hw::GpuSpec& spec, ReplayRow& row) {
+bool predict_gemm(const ProfiledLaunch& l, const hw::GpuSpec& spec, const graph::Limits& limits, ReplayRow& row) {
   const auto& op = l.op;
   std::vector<std::int64_t> a, b;
   if (op.name == "aten::mm" && op.dims.size() >= 2) {
@@ -112,12 +112,12 @@ bool predict_gemm(const ProfiledLaunch& l, const hw::GpuSpec& spec, ReplayRow& r
   const auto lowered = gemm::lower_gemm(r.problem, r.schedule, spec);
   row.category = "gemm";
   row.schedule = lowered.schedule.name;
-  row.predicted_us = kernel_time_us(lowered.graph, spec);
+  row.predicted_us = kernel_time_us(lowered.graph, spec, limits);
   row.simulated = true;
   return true;
 }
 
-bool predict_attention(const ProfiledLaunch& l, const hw::GpuSpec& spec, ReplayRow& row) {
+bool predict_attention(const ProfiledLaunch& l, const hw::GpuSpec& spec, const graph::Limits& limits, ReplayRow& row) {
   const auto& op = l.op;
   if (op.name != "aten::_flash_attention_forward") return false;
   if (op.dims.size() < 3 || op.dims[0].size() != 4 || op.dims[1].size() != 4) {
@@ -147,14 +147,14 @@ bool predict_attention(const ProfiledLaunch& l, const hw::GpuSpec& spec, ReplayR
   const auto lowered = attention::lower_attention(r.problem, r.schedule, spec);
   row.category = "attention";
   row.schedule = lowered.schedule.name;
-  row.predicted_us = kernel_time_us(lowered.graph, spec);
+  row.predicted_us = kernel_time_us(lowered.graph, spec, limits);
   row.simulated = true;
   return true;
 }
 
 // Memory-bound ops: bytes read = the tensor inputs, bytes written = the result (the broadcast of
 // the inputs; copy_ writes its first input; reductions one value per row; cat the sum).
-bool predict_elementwise(const ProfiledLaunch& l, const hw::GpuSpec& spec, ReplayRow& row) {
+bool predict_elementwise(const ProfiledLaunch& l, const hw::GpuSpec& spec, const graph::Limits& limits, ReplayRow& row) {
   static const std::set<std::string> pointwise{"aten::add", "aten::sub", "aten::mul", "aten::div", "aten::neg", "aten::pow",
                                                "aten::rsqrt", "aten::sqrt", "aten::exp", "aten::silu", "aten::gelu",
                                                "aten::relu", "aten::sigmoid", "aten::tanh", "aten::where", "aten::copy_",
@@ -204,12 +204,12 @@ bool predict_elementwise(const ProfiledLaunch& l, const hw::GpuSpec& spec, Repla
   g.kernels.push_back(frontend::elementwise_kernel(op.name, e));
   row.category = "elementwise";
   row.schedule = reductions.count(op.name) ? "row-wise" : "elementwise";
-  row.predicted_us = kernel_time_us(g, spec);
+  row.predicted_us = kernel_time_us(g, spec, limits);
   row.simulated = true;
   return true;
 }
 
-ReplayRow predict(const ProfiledLaunch& l, const hw::GpuSpec& spec) {
+ReplayRow predict(const ProfiledLaunch& l, const hw::GpuSpec& spec, const graph::Limits& limits) {
   ReplayRow row;
   row.op = l.op.name.empty() ? "(no op recorded)" : l.op.name;
   row.kernels = kernel_list(l);
@@ -225,7 +225,7 @@ ReplayRow predict(const ProfiledLaunch& l, const hw::GpuSpec& spec) {
     }
   }
   try {
-    if (predict_gemm(l, spec, row) || predict_attention(l, spec, row) || predict_elementwise(l, spec, row)) {
+    if (predict_gemm(l, spec, limits, row) || predict_attention(l, spec, limits, row) || predict_elementwise(l, spec, limits, row)) {
       if (!row.simulated && row.reason.empty()) row.reason = "not modelled";
       return row;
     }
@@ -240,7 +240,7 @@ ReplayRow predict(const ProfiledLaunch& l, const hw::GpuSpec& spec) {
 }  // namespace
 
 ReplayReport replay_profile(const std::vector<ProfiledLaunch>& launches, const hw::GpuSpec& spec, int jobs,
-                            const std::function<void(int, int)>& progress) {
+                            const std::function<void(int, int)>& progress, const graph::Limits& limits) {
   ReplayReport rep;
   rep.rows.resize(launches.size());
   std::atomic<std::size_t> next{0};
@@ -248,7 +248,7 @@ ReplayReport replay_profile(const std::vector<ProfiledLaunch>& launches, const h
   std::mutex progress_mutex;
   const auto work = [&] {
     for (std::size_t i = next++; i < launches.size(); i = next++) {
-      rep.rows[i] = predict(launches[i], spec);
+      rep.rows[i] = predict(launches[i], spec, limits);
       const int d = ++done;
       if (progress) {
         std::lock_guard lock(progress_mutex);

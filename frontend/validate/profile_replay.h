@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "frontend/validate/profile_trace.h"
+#include "sim/graph/graph_size.h"
 #include "sim/hw/gpu_spec.h"
 
 namespace tgsim::validate {
@@ -37,7 +38,9 @@ struct ReplayReport {
   double covered_error_pct = 0;   // (predicted - measured) / measured over the simulated kernels
 };
 
+// `limits`: a launch whose graph exceeds them is "not simulated" with the message.
 ReplayReport replay_profile(const std::vector<ProfiledLaunch>& launches, const hw::GpuSpec& spec, int jobs,
-                            const std::function<void(int, int)>& progress);
+                            const std::function<void(int, int)>& progress,
+                            const graph::Limits& limits = graph::default_limits());
 
 }  // namespace tgsim::validate

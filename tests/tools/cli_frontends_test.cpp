@@ -149,6 +149,24 @@ TEST_F(CliLimits, HugeRunsAreRefusedUpFrontNamingTheFlag) {
   EXPECT_EQ(run_tgsim("gemm --gpu h100 --m 4096 --n 4096 --k 4096").code, 0);
 }
 
+TEST_F(CliLimits, SweepPointsAndProfileKernelsOverTheLimitSaySo) {
+  const auto spec = tmp("spec.json"), out = tmp("out.csv");
+  write_text(spec, R"({"op": "gemm", "gpu": "h100", "grid": {"m": [256, 4096], "n": [4096], "k": [4096]}})");
+  const RunResult s = run_tgsim("sweep " + shell_quote(spec) + " --out " + shell_quote(out) + " --max-nodes 20000");
+  EXPECT_EQ(s.code, 0) << s.err;
+  const std::string csv = read_text(out);
+  EXPECT_NE(csv.find("--max-nodes"), std::string::npos) << csv;  // the 4096 point is an error row
+  const RunResult p = run_tgsim("validate --profile " +
+                                shell_quote(source("traces/h200/profiles/llama8b_decode_b8_ctx4096_2l.json")) +
+                                " --gpu h200 --json --max-nodes 1000");
+  ASSERT_EQ(p.code, 0) << p.err;
+  const auto j = nlohmann::json::parse(p.out);
+  EXPECT_LT(j["coverage_pct"].get<double>(), 100.0);
+  bool named = false;
+  for (const auto& k : j["kernels"]) named = named || k["reason"].get<std::string>().find("--max-nodes") != std::string::npos;
+  EXPECT_TRUE(named);
+}
+
 }  // namespace
 }  // namespace tgsim::cli_test
 

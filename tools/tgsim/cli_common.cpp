@@ -44,24 +44,29 @@ void add_output_options(CLI::App& cmd, OutputOptions& o) {
                  "evicting them costs HBM writes) or clean (empty)")
       ->capture_default_str()
       ->check(CLI::IsMember({"dirty", "clean"}));
-  cmd.add_option("--max-nodes", o.max_nodes,
-                 "Refuse runs of more node executions than this (about 20 M/s; 0: no limit)")
-      ->capture_default_str();
-  cmd.add_option("--max-memory", o.max_memory, "Refuse runs estimated to need more memory (e.g. 8GB; default: half of RAM)");
+  add_limit_options(cmd, o.max_nodes, o.max_memory);
 }
 
-graph::Limits limits_of(const OutputOptions& out) {
+void add_limit_options(CLI::App& cmd, double& max_nodes, std::string& max_memory) {
+  cmd.add_option("--max-nodes", max_nodes, "Refuse runs of more node executions than this (about 20 M/s; 0: no limit)")
+      ->capture_default_str();
+  cmd.add_option("--max-memory", max_memory, "Refuse runs estimated to need more memory (e.g. 8GB; default: half of RAM)");
+}
+
+graph::Limits make_limits(double max_nodes, const std::string& max_memory) {
   graph::Limits l = graph::default_limits();
-  l.max_node_executions = out.max_nodes;
-  if (!out.max_memory.empty()) {
+  l.max_node_executions = max_nodes;
+  if (!max_memory.empty()) {
     try {
-      l.max_memory_bytes = static_cast<double>(parse_bytes(out.max_memory).value);
+      l.max_memory_bytes = static_cast<double>(parse_bytes(max_memory).value);
     } catch (const InputError& e) {
       throw InputError(fmt::format("--max-memory: {}", e.what()));
     }
   }
   return l;
 }
+
+graph::Limits limits_of(const OutputOptions& out) { return make_limits(out.max_nodes, out.max_memory); }
 
 namespace {
 

@@ -36,6 +36,10 @@ struct OutputOptions {
 
 // The limits of `out` (--max-nodes, --max-memory) for graph::check_limits.
 graph::Limits limits_of(const OutputOptions& out);
+// From the flags' values (max_memory empty: half of RAM); InputError naming --max-memory.
+graph::Limits make_limits(double max_nodes, const std::string& max_memory);
+// Adds --max-nodes / --max-memory to a command that does not take the output options.
+void add_limit_options(CLI::App& cmd, double& max_nodes, std::string& max_memory);
 
 // Program-wide settings, owned by main and handed to every subcommand (no globals).
 struct Context {
@@ -75,6 +79,7 @@ struct ProfileValidationOptions {
   bool json = false;
   std::string rows_out;
   int jobs = 1;
+  graph::Limits limits = graph::default_limits();
 };
 void run_profile_validation(const Context& ctx, const ProfileValidationOptions& o);
 void register_lower_attention(CLI::App& lower, const Context& ctx);

@@ -121,6 +121,8 @@ struct Opts {
   bool resume = false;
   bool force = false;
   std::vector<std::string> merge;
+  double max_nodes = 2e9;
+  std::string max_memory;
 };
 
 struct Shard {
@@ -207,7 +209,7 @@ void run_sweep(const Context& ctx, const Opts& o) {
   {
     InterruptGuard guard;
     RowAppender out(o.out);
-    stats = sweep::run_points(spec, ev, points, todo, load, sweep::RunOptions{jobs, guard.flag()},
+    stats = sweep::run_points(spec, ev, points, todo, load, sweep::RunOptions{jobs, guard.flag(), make_limits(o.max_nodes, o.max_memory)},
                               [&](std::int64_t index, const std::string& line, bool) {
                                 out.append(line);
                                 rows.emplace(index, line);
@@ -264,6 +266,7 @@ void register_sweep(CLI::App& app, const Context& ctx) {
   cmd->add_option("--out", o->out, "Results CSV (rows appear as points finish; sorted by index at the end)")
       ->required();
   cmd->add_option("--jobs", o->jobs, "Threads (default: the hardware threads)")->check(CLI::NonNegativeNumber);
+  add_limit_options(*cmd, o->max_nodes, o->max_memory);
   cmd->add_option("--shard", o->shard, "Run only points i with i % N == K (K from 0), e.g. --shard 0/4");
   auto* resume = cmd->add_flag("--resume", o->resume, "Keep the finished rows of an existing --out and run the rest");
   cmd->add_flag("--force", o->force, "Overwrite an existing --out")->excludes(resume);

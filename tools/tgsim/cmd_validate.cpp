@@ -111,6 +111,8 @@ void register_validate(CLI::App& app, const Context& ctx) {
     std::vector<std::string> overrides;
     std::string profile;
     std::string gpu = "h200";
+    double max_nodes = 2e9;
+    std::string max_memory;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("validate", "Predict measured runs (CSV, docs/measurements.md) or replay a PyTorch profile, and report the error");
@@ -119,6 +121,7 @@ void register_validate(CLI::App& app, const Context& ctx) {
                                "PyTorch profiler Chrome trace (record_shapes=True): replay every kernel (docs/profile-replay.md)")
                    ->excludes(meas);
   cmd->add_option("--gpu", o->gpu, "With --profile: the GPU the profile was recorded on")->capture_default_str()->needs(prof);
+  add_limit_options(*cmd, o->max_nodes, o->max_memory);
   cmd->add_flag("--json", o->json, "Print one JSON object: rows, simulated, skipped, mape_pct, max_ape_pct, pearson_r, by_op");
   cmd->add_option("--rows-out", o->rows_out, "Write the input rows plus predicted_us and ape_pct (CSV)");
   cmd->add_option("--plot", o->plot, "Write a scatter plot and error histogram (PNG, needs python3-matplotlib)");
@@ -128,7 +131,8 @@ void register_validate(CLI::App& app, const Context& ctx) {
     const int threads = o->jobs > 0 ? o->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (!o->profile.empty()) {
       if (!o->plot.empty()) throw InputError("--plot: not available with --profile");
-      run_profile_validation(ctx, ProfileValidationOptions{o->profile, o->gpu, o->overrides, o->json, o->rows_out, threads});
+      run_profile_validation(ctx, ProfileValidationOptions{o->profile, o->gpu, o->overrides, o->json, o->rows_out, threads,
+                                                           make_limits(o->max_nodes, o->max_memory)});
       return;
     }
     if (o->measurements.empty()) throw InputError("validate: give --measurements FILE.csv or --profile TRACE.json");

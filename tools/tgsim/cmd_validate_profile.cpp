@@ -81,16 +81,19 @@ void run_profile_validation(const Context& ctx, const ProfileValidationOptions& 
   // A JSON document takes roughly ten times its size in memory once parsed.
   std::error_code ec;
   const auto file_bytes = std::filesystem::file_size(o.profile, ec);
-  const double limit = graph::default_limits().max_memory_bytes;
+  const double limit = o.limits.max_memory_bytes;
   if (!ec && limit > 0 && 10.0 * static_cast<double>(file_bytes) > limit)
-    throw InputError(fmt::format("{}: a {:.1f} GB profile needs about {:.0f} GB to read, more than half of this machine's "
-                                 "memory; trim the trace (profile fewer steps)",
+    throw InputError(fmt::format("{}: a {:.1f} GB profile needs about {:.0f} GB to read, more than --max-memory; "
+                                 "trim the trace (profile fewer steps) or raise --max-memory",
                                  o.profile, static_cast<double>(file_bytes) / 1e9, 10.0 * static_cast<double>(file_bytes) / 1e9));
   const auto launches = validate::read_profile(o.profile);
   const bool progress = ::isatty(STDERR_FILENO) != 0;
-  const auto rep = validate::replay_profile(launches, spec, o.jobs, [progress](int d, int n) {
-    if (progress) std::cerr << fmt::format("\rvalidate: {}/{} launches", d, n) << (d == n ? "\n" : "") << std::flush;
-  });
+  const auto rep = validate::replay_profile(
+      launches, spec, o.jobs,
+      [progress](int d, int n) {
+        if (progress) std::cerr << fmt::format("\rvalidate: {}/{} launches", d, n) << (d == n ? "\n" : "") << std::flush;
+      },
+      o.limits);
   const auto j = to_json(rep, o.profile, o.gpu);
   if (!o.rows_out.empty()) write_file_atomically(o.rows_out, j["kernels"].dump(2) + "\n");
   if (o.json) {
