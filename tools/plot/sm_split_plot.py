@@ -34,10 +34,11 @@ def main():
         groups[(r["steal"], int(r["tiles"]))].append((int(r["comm_blocks"]), float(r["time_us"]), float(r["predicted_us"])))
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    all_tiles = sorted({t for _, t in groups})
     for ax, steal in zip(axes, ["0", "1"]):
-        for i, tiles in enumerate(sorted(t for s, t in groups if s == steal)):
+        for tiles in sorted(t for s, t in groups if s == steal):
             pts = sorted(groups[(steal, tiles)])
-            c = colours[i % len(colours)]
+            c = colours[all_tiles.index(tiles) % len(colours)]  # one colour per tile count in both panels
             ax.plot([p[0] for p in pts], [p[1] for p in pts], "-o", color=c, ms=3, label=f"{tiles} tiles measured")
             ax.plot([p[0] for p in pts], [p[2] for p in pts], "--", color=c, label=f"{tiles} tiles predicted")
         ax.set_xscale("log", base=2)
@@ -45,8 +46,8 @@ def main():
         ax.set_xlabel("communication SMs (c)")
         ax.set_title(f"steal = {steal}")
         ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
     axes[0].set_ylabel("kernel time (us)")
-    axes[1].legend(fontsize=7)
     fig.suptitle(f"SM split on 2 x H200: {int(a.bytes) >> 20} MiB pushed, {a.threads} threads, {a.mma} mma x {a.chains} chains per tile")
     fig.tight_layout()
     fig.savefig(a.out, dpi=120)
