@@ -47,13 +47,7 @@ class AttentionEvaluator : public Evaluator {
     }
     const attention::Resolved r = attention::resolve(req, spec);
     const auto lowered = attention::lower_attention(r.problem, r.schedule, spec);
-    const engine::Result res = simulate_point(lowered.graph, spec, ctx.limits);
-    Outcome o;
-    o.latency_us = to_us(res.latency);
-    if (o.latency_us > 0) o.tflops = r.problem.flops() / o.latency_us * 1e-6;
-    o.bottleneck = res.bottleneck;
-    o.schedule = lowered.schedule.name;
-    return o;
+    return simulate_outcome(lowered.graph, spec, ctx.limits, r.problem.flops(), lowered.schedule.name);
   }
 };
 

@@ -42,13 +42,7 @@ class GemmEvaluator : public Evaluator {
     req.schedule_file = path_param(p, "schedule", ctx.dir);
     const gemm::Resolved r = gemm::resolve(req, spec);
     const auto lowered = gemm::lower_gemm(r.problem, r.schedule, spec);
-    const engine::Result res = simulate_point(lowered.graph, spec, ctx.limits);
-    Outcome o;
-    o.latency_us = to_us(res.latency);
-    if (o.latency_us > 0) o.tflops = r.problem.flops() / o.latency_us * 1e-6;
-    o.bottleneck = res.bottleneck;
-    o.schedule = lowered.schedule.name;
-    return o;
+    return simulate_outcome(lowered.graph, spec, ctx.limits, r.problem.flops(), lowered.schedule.name);
   }
 };
 
