@@ -166,8 +166,9 @@ std::optional<KernelNameResult> parse_nvjet(std::string_view name, DType dtype) 
   s.tile = {(*tile)[0], (*tile)[1], (*k_stages)[0]};
   s.stages = (*k_stages)[1];
   s.cluster = {(*cluster)[0], (*cluster)[1]};
-  // h/v co-occur with 1xN / Nx1 clusters: read as the direction consecutive CTAs walk.
-  s.raster = horizontal ? Raster::along_n : Raster::along_m;
+  // h/v: the direction consecutive CTAs walk. `v` walks along n: measured traffic shows it (a
+  // `v` kernel with two n tiles reads its 117 MB A operand once, not twice; docs/kernel-names.md).
+  s.raster = horizontal ? Raster::along_m : Raster::along_n;
   s.persistent = true;
   s.layout_a = blas_letter(layout[0]);
   s.layout_b = blas_letter(layout[1]);

@@ -37,7 +37,7 @@ void Simulator::build_machine() {
   const double boost = spec_.clock.boost.value;
   for (int g = 0; g < gpus; ++g) {
     l2_.push_back(make_l2_model(options_.l2_model, spec_.l2.capacity));
-    if (options_.l2_starts_dirty) l2_.back()->fill_dirty(spec_.l2.capacity);
+    if (options_.l2_starts_dirty) l2_.back()->fill_dirty(spec_.l2.capacity, spec_.l2.flush_dirty_fraction);
     l2_link_.push_back(flows_.add_link(fmt::format("gpu{}.l2", g), spec_.l2.bandwidth));
     hbm_link_.push_back(flows_.add_link(fmt::format("gpu{}.hbm", g), spec_.hbm.bandwidth * spec_.hbm.efficiency));
     const FlowNetwork::LinkId writeback[] = {hbm_link_.back()};  // L2 evicting dirty lines to HBM

@@ -81,6 +81,10 @@ struct L2Spec {
   // "same as hit_latency". Optional in JSON (l2.far_hit_latency).
   Cycles far_hit_latency;
   int partitions = 1;
+  // Share of the L2's lines left dirty by a flush that writes a buffer larger than L2 (the rest
+  // are clean): what a run starting "dirty" writes back as its loads evict them. Optional in JSON
+  // (l2.flush_dirty_fraction), default 1.
+  double flush_dirty_fraction = 1.0;
   bool operator==(const L2Spec&) const = default;
 };
 

@@ -152,6 +152,7 @@ void check_memory(const GpuSpec& spec, const ReadContext& ctx) {
                                                 ctx.describe("/l2/hit_latency"), format_cycles(l2.hit_latency)));
   }
   require_positive(ctx, "/l2/partitions", l2.partitions);
+  require_fraction(ctx, "/l2/flush_dirty_fraction", l2.flush_dirty_fraction);
 
   const HbmSpec& hbm = spec.hbm;
   require_positive(ctx, "/hbm/capacity", static_cast<double>(hbm.capacity.value));

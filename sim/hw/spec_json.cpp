@@ -109,6 +109,7 @@ L2Spec read_l2(const ObjectReader& r) {
   l.hit_latency = r.cycles("hit_latency");
   if (r.has("far_hit_latency")) l.far_hit_latency = r.cycles("far_hit_latency");
   l.partitions = r.small_integer("partitions");
+  if (r.has("flush_dirty_fraction")) l.flush_dirty_fraction = r.number("flush_dirty_fraction");
   return l;
 }
 
@@ -154,7 +155,7 @@ GpuSpec read_document(const nlohmann::json& doc, ReadContext& ctx) {
   spec.gpc = read_gpc(top.section("gpc", {"count", "sms_per_gpc", "max_cluster_size"}));
   spec.tensor = read_tensor(top.section("tensor", {"flops_per_cycle", "latency", "mma_sync_latency"}));
   spec.simt = read_simt(top.section("simt", {"fp32_lanes", "int_lanes", "sfu_lanes", "latency"}));
-  spec.l2 = read_l2(top.section("l2", {"capacity", "bandwidth", "hit_latency", "far_hit_latency", "partitions"}));
+  spec.l2 = read_l2(top.section("l2", {"capacity", "bandwidth", "hit_latency", "far_hit_latency", "partitions", "flush_dirty_fraction"}));
   spec.hbm = read_hbm(top.section("hbm", {"capacity", "bandwidth", "efficiency", "latency"}));
   // The TMA arrived with sm90: required from there on, optional (and normally absent) before.
   if (top.has("tma") || spec.compute_capability >= 90) {

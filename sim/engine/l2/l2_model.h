@@ -44,9 +44,10 @@ class L2Model {
   // Returns true on a hit. A write allocates the tile (later reads hit).
   virtual bool access(const TileKey& key, Bytes bytes, bool is_write) = 0;
   virtual std::string_view name() const = 0;
-  // Starts the run with `bytes` of dirty lines already in L2 (what an L2 flush by writing a large
-  // buffer, or an earlier kernel's output, leaves behind): evicting them costs an HBM write.
-  virtual void fill_dirty(Bytes /*bytes*/) {}
+  // Starts the run with `bytes` of lines already in L2 (what an L2 flush by writing a large buffer,
+  // or an earlier kernel's output, leaves behind), of which `dirty_fraction` are dirty, spread
+  // evenly through the LRU order: evicting a dirty line costs an HBM write.
+  virtual void fill_dirty(Bytes /*bytes*/, double /*dirty_fraction*/) {}
   // Dirty bytes evicted since the last call (the engine writes them back to HBM).
   virtual std::int64_t take_writeback() { return 0; }
 };

@@ -109,14 +109,19 @@ bool TileLruL2::insert(const TileKey& key, std::int64_t bytes, std::uint32_t h, 
   return false;
 }
 
-void TileLruL2::fill_dirty(Bytes bytes) {
-  // 1 MiB pseudo-tiles of a tensor no graph names (tensor ids are >= 0).
-  constexpr std::int64_t kChunk = 1 << 20;
+void TileLruL2::fill_dirty(Bytes bytes, double dirty_fraction) {
+  // 8 KiB pseudo-tiles of a tensor no graph names (tensor ids are >= 0). Small enough that a tile
+  // load evicts about its own size, so the write-back it starts shares HBM in proportion to bytes.
+  constexpr std::int64_t kChunk = 8 << 10;
+  double dirty_owed = 0;  // spreads the dirty chunks evenly (error diffusion)
   for (std::int64_t i = 0; i * kChunk < std::min(bytes.value, capacity_.value); ++i) {
     const TileKey key{-1, -1, i, 0, 0};
     const std::uint32_t h = hash(key);
     if ((count_ + 1) * 4 > index_.size()) grow_index();
-    insert(key, std::min(kChunk, bytes.value - i * kChunk), h, true);
+    dirty_owed += dirty_fraction;
+    const bool dirty = dirty_owed >= 0.5;
+    if (dirty) dirty_owed -= 1;
+    insert(key, std::min(kChunk, bytes.value - i * kChunk), h, dirty);
   }
   writeback_ = 0;
 }

@@ -18,7 +18,7 @@ class TileLruL2 final : public L2Model {
   explicit TileLruL2(Bytes capacity) : capacity_(capacity) {}
   bool access(const TileKey& key, Bytes bytes, bool is_write) override;
   std::string_view name() const override { return "tile_lru"; }
-  void fill_dirty(Bytes bytes) override;
+  void fill_dirty(Bytes bytes, double dirty_fraction) override;
   std::int64_t take_writeback() override {
     const std::int64_t w = writeback_;
     writeback_ = 0;

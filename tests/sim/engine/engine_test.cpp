@@ -198,6 +198,49 @@ TEST(Engine, DirtyL2WritesBackWhatItEvicts) {
   EXPECT_EQ(engine::Simulator(g, spec).run().latency.count(), 1'000'000 + 500'000);  // clean L2
 }
 
+TEST(Engine, DirtyFractionWritesBackOnlyTheDirtyShare) {
+  // Half of the 1 MB L2 dirty, every other 8 KiB piece (62 of 123 pieces, the last 576 B):
+  // 500,288 B are written back. Both flows share HBM until the write-back ends at 1,000,576 ps;
+  // the load's other 499,712 B then run alone; 500 ns latency after that.
+  auto spec = toy_gpu();
+  spec.l2.capacity = Bytes{1'000'000};
+  spec.l2.flush_dirty_fraction = 0.5;
+  graph::TileGraph g = one_kernel(make_template({load_node("a", 1'000'000)}, {}));
+  g.kernels[0].tensors.push_back(graph::Tensor{"A", Bytes{1'000'000}});
+  g.kernels[0].templates[0].nodes[0].tile.tensor = 0;
+  engine::SimOptions opts;
+  opts.l2_starts_dirty = true;
+  EXPECT_EQ(engine::Simulator(g, spec, opts).run().latency.count(), 1'000'576 + 499'712 + 500'000);
+}
+
+TEST(Engine, DirtyStartNeverFasterAndMoreDirtyNeverFaster) {
+  // 8 CTAs streaming 64 tiles of 8 KiB each through 4 stages: a dirty start only adds HBM traffic.
+  std::vector<graph::Node> nodes;
+  std::vector<graph::Edge> edges;
+  for (int i = 0; i < 64; ++i) {
+    nodes.push_back(load_node("ld" + std::to_string(i), 8192));
+    nodes.back().tile = graph::TileRef{0, {graph::Coord{0, 0}, graph::Coord{-1, i}, graph::Coord{}}};
+  }
+  for (int i = 0; i + 1 < 64; ++i) edges.push_back({i, i + 1});
+  graph::TileGraph g = one_kernel(make_template(nodes, edges), 8);
+  g.kernels[0].tensors.push_back(graph::Tensor{"A", Bytes{8 * 64 * 8192}});
+  g.kernels[0].grid[0].params_per_cta = 1;
+  for (int c = 0; c < 8; ++c) g.kernels[0].grid[0].params.push_back(c);
+  auto spec = toy_gpu(8);
+  spec.l2.capacity = Bytes{2 << 20};
+  engine::SimOptions dirty;
+  dirty.l2_starts_dirty = true;
+  const auto clean_ps = engine::Simulator(g, spec).run().latency.count();
+  double last = static_cast<double>(clean_ps);
+  for (double f : {0.25, 0.5, 1.0}) {
+    spec.l2.flush_dirty_fraction = f;
+    const auto t = static_cast<double>(engine::Simulator(g, spec, dirty).run().latency.count());
+    EXPECT_GE(t, last) << "fraction " << f;
+    last = t;
+  }
+  EXPECT_GT(last, static_cast<double>(clean_ps));
+}
+
 TEST(Engine, CtaThatDoesNotFitIsAnInputError) {
   auto g = one_kernel(make_template({delay_node("d", 1)}, {}), 1, 300 * 1024);
   EXPECT_THROW(engine::Simulator(g, toy_gpu()), InputError);
