@@ -61,6 +61,7 @@ Prediction predict_attention(const Row& row, const std::string& origin, const Sp
   }
   engine::SimOptions opts;
   opts.l2_starts_dirty = true;  // L2 flushed by writes before each repetition (docs/measurements.md)
+  opts.repeat_gap = measurement_flush_gap(spec);
   opts.critical_path = false;
   p.predicted_us = to_us(engine::simulate(lowered.graph, spec, opts).latency);
   p.ok = true;

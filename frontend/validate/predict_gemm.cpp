@@ -67,6 +67,7 @@ Prediction predict_gemm(const Row& row, const std::string& origin, const SpecLoa
   // docs/measurements.md: L2 is flushed before each repetition by writing a buffer larger than
   // L2, so every measured run starts with L2 full of dirty lines.
   opts.l2_starts_dirty = true;
+  opts.repeat_gap = measurement_flush_gap(spec);
   opts.critical_path = false;
   p.predicted_us = to_us(engine::simulate(lowered.graph, spec, opts).latency);
   p.ok = true;

@@ -14,6 +14,7 @@
 #include "frontend/attention/lower.h"
 #include "frontend/attention/request.h"
 #include "frontend/elementwise.h"
+#include "frontend/pytorch_kernels.h"
 #include "frontend/gemm/lower.h"
 #include "frontend/gemm/request.h"
 #include "sim/engine/simulate.h"
@@ -54,18 +55,25 @@ std::string dims_text(const ProfiledOp& op) {
   return s;
 }
 
-// Kernel durations (end - start) of every kernel in a simulated graph: launch gaps excluded, as
-// the profiler's kernel durations exclude them.
-double kernel_time_us(const graph::TileGraph& g, const hw::GpuSpec& spec, const graph::Limits& limits) {
+// Sets the row's predicted time to the kernel durations (end - start) of every kernel in a
+// simulated graph (launch gaps excluded, as the profiler's kernel durations exclude them) and its
+// tensor busy time. `window_duty` >= 0: the profile's average tensor duty, which the slow power
+// limit sees (SimOptions::window_duty).
+void simulate_row(const graph::TileGraph& g, const hw::GpuSpec& spec, const graph::Limits& limits, double window_duty,
+                  ReplayRow& row) {
   graph::validate_tile_graph(g, g.name);
   graph::check_limits(g, limits);  // too big for the machine: the row says so
   engine::SimOptions o;
   o.l2_starts_dirty = true;
   o.critical_path = false;
+  o.window_duty = window_duty;
   const auto r = engine::simulate(g, spec, o);
-  double t = 0;
-  for (const auto& k : r.kernels) t += to_us(k.end - k.start);
-  return t;
+  row.predicted_us = 0;
+  row.tensor_busy_us = 0;
+  for (const auto& k : r.kernels) {
+    row.predicted_us += to_us(k.end - k.start);
+    row.tensor_busy_us += k.tensor_utilisation * to_us(k.end - k.start);
+  }
 }
 
 std::string kernel_list(const ProfiledLaunch& l) {
@@ -74,7 +82,8 @@ std::string kernel_list(const ProfiledLaunch& l) {
   return fmt::format("{}", fmt::join(names, ";"));
 }
 
-bool predict_gemm(const ProfiledLaunch& l, const hw::GpuSpec& spec, const graph::Limits& limits, ReplayRow& row) {
+bool predict_gemm(const ProfiledLaunch& l, const hw::GpuSpec& spec, const graph::Limits& limits, double window_duty,
+                  ReplayRow& row) {
   const auto& op = l.op;
   std::vector<std::int64_t> a, b;
   if (op.name == "aten::mm" && op.dims.size() >= 2) {
@@ -112,12 +121,13 @@ bool predict_gemm(const ProfiledLaunch& l, const hw::GpuSpec& spec, const graph:
   const auto lowered = gemm::lower_gemm(r.problem, r.schedule, spec);
   row.category = "gemm";
   row.schedule = lowered.schedule.name;
-  row.predicted_us = kernel_time_us(lowered.graph, spec, limits);
+  simulate_row(lowered.graph, spec, limits, window_duty, row);
   row.simulated = true;
   return true;
 }
 
-bool predict_attention(const ProfiledLaunch& l, const hw::GpuSpec& spec, const graph::Limits& limits, ReplayRow& row) {
+bool predict_attention(const ProfiledLaunch& l, const hw::GpuSpec& spec, const graph::Limits& limits, double window_duty,
+                       ReplayRow& row) {
   const auto& op = l.op;
   if (op.name != "aten::_flash_attention_forward") return false;
   if (op.dims.size() < 3 || op.dims[0].size() != 4 || op.dims[1].size() != 4) {
@@ -147,14 +157,15 @@ bool predict_attention(const ProfiledLaunch& l, const hw::GpuSpec& spec, const g
   const auto lowered = attention::lower_attention(r.problem, r.schedule, spec);
   row.category = "attention";
   row.schedule = lowered.schedule.name;
-  row.predicted_us = kernel_time_us(lowered.graph, spec, limits);
+  simulate_row(lowered.graph, spec, limits, window_duty, row);
   row.simulated = true;
   return true;
 }
 
 // Memory-bound ops: bytes read = the tensor inputs, bytes written = the result (the broadcast of
 // the inputs; copy_ writes its first input; reductions one value per row; cat the sum).
-bool predict_elementwise(const ProfiledLaunch& l, const hw::GpuSpec& spec, const graph::Limits& limits, ReplayRow& row) {
+bool predict_elementwise(const ProfiledLaunch& l, const hw::GpuSpec& spec, const graph::Limits& limits, double window_duty,
+                         ReplayRow& row) {
   static const std::set<std::string> pointwise{"aten::add", "aten::sub", "aten::mul", "aten::div", "aten::neg", "aten::pow",
                                                "aten::rsqrt", "aten::sqrt", "aten::exp", "aten::silu", "aten::gelu",
                                                "aten::relu", "aten::sigmoid", "aten::tanh", "aten::where", "aten::copy_",
@@ -199,17 +210,22 @@ bool predict_elementwise(const ProfiledLaunch& l, const hw::GpuSpec& spec, const
   e.write_bytes = reductions.count(op.name) ? rows * out_bytes_per : out_elems * out_bytes_per;
   e.ops_per_element = reductions.count(op.name) ? 2 : 1;
   e.rows = reductions.count(op.name) ? static_cast<std::int64_t>(rows) : 0;
+  // PyTorch's kernel template (vectorized, strided/broadcast, casting copy, cat, reduction) sets
+  // the CTA shape and the per-element cost (frontend/pytorch_kernels.h).
+  const auto& cls = frontend::pytorch_kernel_class(l.kernels.empty() ? "" : l.kernels.front().name,
+                                                   reductions.count(op.name) > 0);
+  frontend::apply_kernel_class(cls, spec.sm.count, e);
   graph::TileGraph g;
   g.name = op.name;
   g.kernels.push_back(frontend::elementwise_kernel(op.name, e));
   row.category = "elementwise";
-  row.schedule = reductions.count(op.name) ? "row-wise" : "elementwise";
-  row.predicted_us = kernel_time_us(g, spec, limits);
+  row.schedule = std::string(cls.name);
+  simulate_row(g, spec, limits, window_duty, row);
   row.simulated = true;
   return true;
 }
 
-ReplayRow predict(const ProfiledLaunch& l, const hw::GpuSpec& spec, const graph::Limits& limits) {
+ReplayRow predict(const ProfiledLaunch& l, const hw::GpuSpec& spec, const graph::Limits& limits, double window_duty) {
   ReplayRow row;
   row.op = l.op.name.empty() ? "(no op recorded)" : l.op.name;
   row.kernels = kernel_list(l);
@@ -225,7 +241,8 @@ ReplayRow predict(const ProfiledLaunch& l, const hw::GpuSpec& spec, const graph:
     }
   }
   try {
-    if (predict_gemm(l, spec, limits, row) || predict_attention(l, spec, limits, row) || predict_elementwise(l, spec, limits, row)) {
+    if (predict_gemm(l, spec, limits, window_duty, row) || predict_attention(l, spec, limits, window_duty, row) ||
+        predict_elementwise(l, spec, limits, window_duty, row)) {
       if (!row.simulated && row.reason.empty()) row.reason = "not modelled";
       return row;
     }
@@ -243,23 +260,43 @@ ReplayReport replay_profile(const std::vector<ProfiledLaunch>& launches, const h
                             const std::function<void(int, int)>& progress, const graph::Limits& limits) {
   ReplayReport rep;
   rep.rows.resize(launches.size());
-  std::atomic<std::size_t> next{0};
-  std::atomic<int> done{0};
+  // Pass 1: every kernel alone. Pass 2: the kernels that use the tensor pipes again, with the
+  // profile's average tensor duty as the slow power limit's window (a GEMM between memory-bound
+  // kernels runs at a higher clock than one running back to back; docs/model.md).
+  std::vector<std::size_t> todo(launches.size());
+  for (std::size_t i = 0; i < todo.size(); ++i) todo[i] = i;
   std::mutex progress_mutex;
-  const auto work = [&] {
-    for (std::size_t i = next++; i < launches.size(); i = next++) {
-      rep.rows[i] = predict(launches[i], spec, limits);
-      const int d = ++done;
-      if (progress) {
-        std::lock_guard lock(progress_mutex);
-        progress(d, static_cast<int>(launches.size()));
+  int done = 0;
+  const int total = static_cast<int>(launches.size());
+  const auto pass = [&](const std::vector<std::size_t>& items, double window_duty, int progress_total) {
+    std::atomic<std::size_t> next{0};
+    const auto work = [&] {
+      for (std::size_t j = next++; j < items.size(); j = next++) {
+        rep.rows[items[j]] = predict(launches[items[j]], spec, limits, window_duty);
+        if (progress) {
+          std::lock_guard lock(progress_mutex);
+          progress(++done, progress_total);
+        }
       }
-    }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < std::max(1, jobs); ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
   };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < std::max(1, jobs); ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+  double busy = 0, span = 0;
+  std::vector<std::size_t> tensor_rows;
+  pass(todo, -1, total);
+  for (std::size_t i = 0; i < rep.rows.size(); ++i) {
+    const auto& r = rep.rows[i];
+    span += r.simulated ? r.predicted_us : r.measured_us;
+    busy += r.tensor_busy_us;
+    if (r.tensor_busy_us > 0) tensor_rows.push_back(i);
+  }
+  if (!tensor_rows.empty() && span > 0) {
+    done = 0;
+    pass(tensor_rows, busy / span, static_cast<int>(tensor_rows.size()));
+  }
   for (const auto& r : rep.rows) {
     rep.measured_total_us += r.measured_us;
     if (r.simulated) {

@@ -24,6 +24,7 @@ struct ReplayRow {
   int kernel_count = 0;
   double measured_us = 0;
   double predicted_us = 0;
+  double tensor_busy_us = 0;  // predicted tensor-pipe busy time (summed over SMs / SM count)
   bool simulated = false;
   std::string reason;  // why not simulated, or a note (e.g. default schedule used)
 };

@@ -26,6 +26,13 @@ std::vector<std::string> PredictorRegistry::ops() const {
 void register_builtin_predictors(PredictorRegistry& r) {
   r.add("gemm", predict_gemm);
   r.add("attention", predict_attention);
+  r.add("elementwise", predict_elementwise);
+}
+
+Duration measurement_flush_gap(const hw::GpuSpec& spec) {
+  constexpr double kFlushBytes = 256.0 * 1024 * 1024;
+  const double seconds = kFlushBytes / (spec.hbm.bandwidth.value * spec.hbm.efficiency);
+  return from_seconds(seconds) + spec.launch.kernel_overhead;
 }
 
 Stats compute_stats(const std::vector<const RowResult*>& rows) {

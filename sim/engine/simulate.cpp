@@ -46,10 +46,21 @@ Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const Si
   first.trace = nullptr;
   first.kernel_clock_hz = f0;
   const Result r0 = Simulator(graph, spec, first).run();
-  std::vector<double> f1(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    f1[k] = clock->sm_clock(KernelActivity{r0.kernels[k].tensor_utilisation, r0.kernels[k].eight_bit}).value;
+  // Each GPU's average tensor activity over the run plus the idle gap of a repeated measurement:
+  // what its slow power limit sees.
+  std::vector<double> busy;
+  for (const auto& k : r0.kernels) {
+    if (static_cast<std::size_t>(k.gpu) >= busy.size()) busy.resize(static_cast<std::size_t>(k.gpu) + 1, 0.0);
+    busy[static_cast<std::size_t>(k.gpu)] += k.tensor_utilisation * to_seconds(k.end - k.start);
   }
+  const double window = to_seconds(r0.latency) + to_seconds(options.repeat_gap);
+  const auto activity = [&](std::size_t k) {
+    const auto g = static_cast<std::size_t>(r0.kernels[k].gpu);
+    const double window_duty = options.window_duty >= 0 ? options.window_duty : window > 0 ? busy[g] / window : 0;
+    return KernelActivity{r0.kernels[k].tensor_utilisation, r0.kernels[k].eight_bit, window_duty};
+  };
+  std::vector<double> f1(n);
+  for (std::size_t k = 0; k < n; ++k) f1[k] = clock->sm_clock(activity(k)).value;
   if (!differ(f0, f1)) return options.trace == nullptr ? r0 : run_at(graph, spec, options, f0, true);
   const Result r1 = run_at(graph, spec, options, f1, false);
   std::vector<double> f2 = f1;
@@ -62,7 +73,7 @@ Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const Si
     const double tensor_cycles = r0.kernels[k].tensor_utilisation * t0 * boost;
     if (a <= 0 || b < 0 || tensor_cycles <= 0) continue;
     // f * duty(f) = K  with duty(f) = tensor_cycles / (a + b f)  =>  f = K a / (tensor_cycles - K b)
-    const double k_hz = clock->sm_clock(KernelActivity{1.0, r0.kernels[k].eight_bit}).value;
+    const double k_hz = clock->power_product(activity(k)).value;
     const double denom = tensor_cycles - k_hz * b;
     f2[k] = denom > 0 ? std::clamp(k_hz * a / denom, k_hz, boost) : boost;
   }

@@ -36,6 +36,13 @@ struct SimOptions {
   // SM clock per kernel (Hz); empty or 0: the boost clock. engine::simulate fills it from the
   // clock model.
   std::vector<double> kernel_clock_hz;
+  // Idle time between repetitions of the run, as a measurement that repeats it sees (an L2 flush
+  // before each repetition): engine::simulate's clock model averages the run's tensor activity
+  // over run + gap (the slow power limit). Zero: the run alone.
+  Duration repeat_gap{0};
+  // The average tensor duty of the longer run this graph is one piece of (profile replay
+  // simulates kernels one by one); < 0: the graph is the whole run (computed by engine::simulate).
+  double window_duty = -1;
   // The multi-GPU system (NVLink, copy engines, cross-GPU signals); not owned. Required for graphs
   // spanning several GPUs and for remote_put/remote_get; null: one GPU, exactly as before.
   const hw::SystemSpec* system = nullptr;

@@ -30,6 +30,12 @@ struct ClockSpec {
   Hertz sustained_tensor;
   // The same for 8-bit (fp8/int8) MMAs, which draw more power per cycle. Zero: sustained_tensor.
   Hertz sustained_tensor_fp8;
+  // The same products for the first tens of milliseconds of load (or for a kernel inside a run
+  // whose average tensor activity is lower than its own): the card's fast power limit allows
+  // more than its sustained one. At duty d inside a run of average duty D the clock is
+  // min(boost, short_term / d, sustained / D). Zero: the sustained value (no short-term headroom).
+  Hertz short_term_tensor;
+  Hertz short_term_tensor_fp8;
   // The clock measured while every SM runs a register-only mma.sync loop (no memory traffic),
   // whatever its tensor duty; optional (zero: unknown). The clock models above are calibrated on
   // GEMMs and do not cover such loops; frontend/multigpu (the SM-split family) runs at this.

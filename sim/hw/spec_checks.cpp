@@ -48,6 +48,14 @@ void check_clock(const ClockSpec& c, const ReadContext& ctx) {
     ctx.fail("/clock/sustained_tensor_fp8", fmt::format("{} is above {} ({})", format_frequency(c.sustained_tensor_fp8),
                                                         ctx.describe("/clock/boost"), format_frequency(c.boost)));
   }
+  const auto below = [&](const char* path, Hertz v, const char* than, Hertz w) {
+    require_non_negative(ctx, path, v.value);
+    if (v.value != 0 && w.value != 0 && v < w) {
+      ctx.fail(path, fmt::format("{} is below {} ({})", format_frequency(v), ctx.describe(than), format_frequency(w)));
+    }
+  };
+  below("/clock/short_term_tensor", c.short_term_tensor, "/clock/sustained_tensor", c.sustained_tensor);
+  below("/clock/short_term_tensor_fp8", c.short_term_tensor_fp8, "/clock/sustained_tensor_fp8", c.sustained_tensor_fp8);
 }
 
 void check_sm(const SmSpec& s, const ReadContext& ctx) {

@@ -61,6 +61,10 @@ nlohmann::json to_json(const GpuSpec& s) {
   w.set("clock", "model", s.clock.model);
   w.set("clock", "sustained_tensor", format_frequency(s.clock.sustained_tensor));
   w.set("clock", "sustained_tensor_fp8", format_frequency(s.clock.sustained_tensor_fp8));
+  if (s.clock.short_term_tensor.value != 0) w.set("clock", "short_term_tensor", format_frequency(s.clock.short_term_tensor));
+  if (s.clock.short_term_tensor_fp8.value != 0) {
+    w.set("clock", "short_term_tensor_fp8", format_frequency(s.clock.short_term_tensor_fp8));
+  }
   if (s.clock.mma_sync_loop.value != 0) w.set("clock", "mma_sync_loop", format_frequency(s.clock.mma_sync_loop));
 
   w.set("sm", "count", s.sm.count);

@@ -10,6 +10,8 @@
 //   copy_kernel      int4 copy kernel over 2 GiB (memory-bound), 4 s
 //   gemm_bf16_flush  the bf16 GEMM with a 256 MiB cudaMemsetAsync (L2 flush) before each
 //                    GEMM, as in gemm_sweep, 5 s
+//   gemm_tf32        cuBLASLt 8192^3 fp32 TN with TF32 tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32,
+//                    fp32 out), 5 s
 // The work is enqueued in chunks of 5 items with a CUDA event after each chunk (at most 2
 // chunks queued ahead), so the chunk events give the achieved throughput on the GPU's own
 // time axis from the phase's start event.
@@ -17,7 +19,7 @@
 // rows: throughput per chunk), and summary rows to the calibration CSV: median SM clock /
 // power / throughput over 0-50 ms, 50-250 ms, 250-1000 ms and the steady part (1 s to end).
 //
-// Usage: calib_clock [calibration.csv] [clock.csv]
+// Usage: calib_clock [calibration.csv] [clock.csv] [phase,phase,...]  (default: every phase)
 #include "common.h"
 
 #include <cublasLt.h>
@@ -61,12 +63,16 @@ struct Gemm {
   }
 };
 
-static Gemm make_gemm(cublasLtHandle_t lt, bool fp8, long n, float* one, void* ws) {
+enum class GemmType { bf16, fp8, tf32 };
+
+static Gemm make_gemm(cublasLtHandle_t lt, GemmType type, long n, float* one, void* ws) {
   Gemm g{};
   g.lt = lt;
   g.ws = ws;
-  cudaDataType_t ab = fp8 ? CUDA_R_8F_E4M3 : CUDA_R_16BF;
-  CKBLAS(cublasLtMatmulDescCreate(&g.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  const bool fp8 = type == GemmType::fp8, tf32 = type == GemmType::tf32;
+  cudaDataType_t ab = fp8 ? CUDA_R_8F_E4M3 : tf32 ? CUDA_R_32F : CUDA_R_16BF;
+  cudaDataType_t cd = tf32 ? CUDA_R_32F : CUDA_R_16BF;
+  CKBLAS(cublasLtMatmulDescCreate(&g.op, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUDA_R_32F));
   cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
   CKBLAS(cublasLtMatmulDescSetAttribute(g.op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
   CKBLAS(cublasLtMatmulDescSetAttribute(g.op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
@@ -76,12 +82,15 @@ static Gemm make_gemm(cublasLtHandle_t lt, bool fp8, long n, float* one, void* w
   }
   CKBLAS(cublasLtMatrixLayoutCreate(&g.la, ab, n, n, n));
   CKBLAS(cublasLtMatrixLayoutCreate(&g.lb, ab, n, n, n));
-  CKBLAS(cublasLtMatrixLayoutCreate(&g.lc, CUDA_R_16BF, n, n, n));
-  size_t eb = fp8 ? 1 : 2;
+  CKBLAS(cublasLtMatrixLayoutCreate(&g.lc, cd, n, n, n));
+  size_t eb = fp8 ? 1 : tf32 ? 4 : 2;
   CK(cudaMalloc(&g.A, n * n * eb));
   CK(cudaMalloc(&g.B, n * n * eb));
-  CK(cudaMalloc(&g.C, n * n * 2));
-  if (fp8) {
+  CK(cudaMalloc(&g.C, n * n * (tf32 ? 4 : 2)));
+  if (tf32) {
+    fill_random((float*)g.A, n * n, 11);
+    fill_random((float*)g.B, n * n, 12);
+  } else if (fp8) {
     fill_random((__nv_fp8_e4m3*)g.A, n * n, 11);
     fill_random((__nv_fp8_e4m3*)g.B, n * n, 12);
   } else {
@@ -128,8 +137,15 @@ int main(int argc, char** argv) {
   void* ws;
   CK(cudaMalloc(&ws, 32ull << 20));
   const long n = 8192;
-  Gemm gb = make_gemm(lt, false, n, one, ws);
-  Gemm g8 = make_gemm(lt, true, n, one, ws);
+  Gemm gb = make_gemm(lt, GemmType::bf16, n, one, ws);
+  Gemm g8 = make_gemm(lt, GemmType::fp8, n, one, ws);
+  Gemm gt = make_gemm(lt, GemmType::tf32, n, one, ws);
+  const std::string only = argc > 3 ? argv[3] : "";
+  auto wanted = [&](const char* name) {
+    if (only.empty()) return true;
+    const std::string list = "," + only + ",";
+    return list.find("," + std::string(name) + ",") != std::string::npos;
+  };
   const size_t FLUSH = 256ull << 20, CB = 2ull << 30;
   void* flush;
   int4 *cs, *cd;
@@ -141,7 +157,7 @@ int main(int argc, char** argv) {
   cudaStream_t s;
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   // short warm-up of every workload (module load, heuristics) before the first idle gap
-  gb.run(s); g8.run(s); copy_kernel<<<prop.multiProcessorCount * 8, 256, 0, s>>>(cs, cd, CB / 16);
+  gb.run(s); g8.run(s); gt.run(s); copy_kernel<<<prop.multiProcessorCount * 8, 256, 0, s>>>(cs, cd, CB / 16);
   CK(cudaStreamSynchronize(s));
   CKLAUNCH();
 
@@ -173,6 +189,7 @@ int main(int argc, char** argv) {
       {"gemm_fp8", 1, 5.0, gflop, "TFLOP/s", "cuBLASLt 8192^3 fp8_e4m3 TN (bf16 out) back to back"},
       {"copy_kernel", 2, 4.0, 2.0 * CB, "GB/s", "int4 copy kernel over 2 GiB back to back (bytes read+written)"},
       {"gemm_bf16_flush", 3, 5.0, gflop, "TFLOP/s", "cuBLASLt 8192^3 bf16 TN with a 256 MiB memset (L2 flush) before each GEMM"},
+      {"gemm_tf32", 4, 5.0, gflop, "TFLOP/s", "cuBLASLt 8192^3 fp32 TN with TF32 tensor cores (fp32 out) back to back"},
   };
 
   // idle baseline
@@ -193,6 +210,7 @@ int main(int argc, char** argv) {
   }
 
   for (const auto& ph : phases) {
+    if (!wanted(ph.name)) continue;
     std::printf("phase %s (%.0f s)\n", ph.name, ph.secs);
     const int CHUNK = 5;
     {
@@ -211,6 +229,7 @@ int main(int argc, char** argv) {
           case 1: g8.run(s); break;
           case 2: copy_kernel<<<prop.multiProcessorCount * 8, 256, 0, s>>>(cs, cd, CB / 16); break;
           case 3: CK(cudaMemsetAsync(flush, i, FLUSH, s)); gb.run(s); break;
+          case 4: gt.run(s); break;
         }
       }
       CK(cudaEventRecord(ev[nchunks++], s));

@@ -16,17 +16,24 @@ namespace tgsim::engine {
 struct KernelActivity {
   double tensor_duty = 0;  // tensor-pipe busy time / (kernel time x SMs)
   bool eight_bit = false;  // most tensor work is fp8/int8
+  // Tensor-pipe busy time of the whole run / ((run time + idle between repetitions) x SMs): what
+  // the slow power controller averages. Negative: not known (taken as tensor_duty).
+  double window_duty = -1;
 };
 
 class ClockModel {
  public:
   virtual ~ClockModel() = default;
   virtual Hertz sm_clock(const KernelActivity& a) const = 0;
+  // The clock x tensor-duty product the power limits allow this kernel (its clock is
+  // min(boost, product / duty)); zero where the clock does not depend on the duty.
+  virtual Hertz power_product(const KernelActivity& /*a*/) const { return Hertz{0}; }
   virtual std::string_view name() const = 0;
 };
 
-// Registry: "constant" (boost clock always) and "power" (min(boost, clock.sustained_tensor / duty):
-// the clock x tensor-duty product is what the power limit allows). Unknown names throw InputError.
+// Registry: "constant" (boost clock always) and "power" (min(boost, clock.short_term_tensor / duty,
+// clock.sustained_tensor / window duty): the clock x tensor-duty product is what the power limits
+// allow, the fast one per kernel and the slow one over the run). Unknown names throw InputError.
 std::unique_ptr<ClockModel> make_clock_model(const hw::GpuSpec& spec);
 std::vector<std::string> clock_model_names();
 

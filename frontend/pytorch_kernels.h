@@ -1,0 +1,30 @@
+// PyTorch's memory-bound CUDA kernels by template, as profile replay and `validate` meet them:
+// how each one tiles its work and what it costs besides moving bytes. The costs are properties of
+// PyTorch's code (index arithmetic, parameter set-up), measured once on the lent H200 by
+// tools/bench/elementwise_capture.py (traces/h200/elementwise.csv) and kept in cycles.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "frontend/elementwise.h"
+
+namespace tgsim::frontend {
+
+struct PytorchKernelClass {
+  std::string_view name;          // vectorized, generic, generic_fp32, unrolled, cat, reduce
+  int threads = 128;              // per CTA
+  int elements_per_thread = 8;    // output elements per thread (CTA count = elements / threads / this)
+  int ctas_per_sm = 0;            // > 0: a fixed grid of this many CTAs per SM (cat's batched copy)
+  double ops_per_element = 1;     // SIMT instructions per output element (lanes), on the fp32 pipe
+  double setup_cycles = 0;        // per CTA before its first load (parameters, index set-up)
+};
+
+// The class of a kernel by its (demangled or normalised) name; unknown names are `vectorized`,
+// which moves bytes at full width (the lower bound). `reduction` is true for aten reductions.
+const PytorchKernelClass& pytorch_kernel_class(std::string_view kernel_name, bool reduction);
+
+// Applies a class to a memory-bound op description (CTA shape, per-element cost, set-up).
+void apply_kernel_class(const PytorchKernelClass& c, int sms, Elementwise& e);
+
+}  // namespace tgsim::frontend

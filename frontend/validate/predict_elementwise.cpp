@@ -1,0 +1,60 @@
+// Predicting an `elementwise` measurement row: one PyTorch memory-bound kernel (elementwise,
+// casting copy, cat, row reduction) by its `kernel` name, `elements` (output elements),
+// `read_bytes`, `write_bytes` and, for reductions, `rows`. `time_us` is the kernel's duration as
+// the profiler (CUPTI) records it, so the prediction is the kernel's own time, without the launch
+// gap. `l2`: `flushed` (default; L2 written over before the call: dirty start) or `warm` (the
+// inputs were just touched: clean start).
+#include <fmt/format.h>
+
+#include "frontend/elementwise.h"
+#include "frontend/pytorch_kernels.h"
+#include "frontend/validate/validate.h"
+#include "sim/engine/simulate.h"
+
+namespace tgsim::validate {
+
+Prediction predict_elementwise(const Row& row, const std::string& origin, const SpecLoader& specs) {
+  Prediction p;
+  const auto elements = row.number("elements", origin), read = row.number("read_bytes", origin),
+             write = row.number("write_bytes", origin);
+  if (!elements || !read || !write || *elements <= 0) {
+    p.skip_reason = "elementwise row without elements, read_bytes and write_bytes";
+    return p;
+  }
+  const std::string& l2 = row.get("l2");
+  if (!l2.empty() && l2 != "flushed" && l2 != "warm") {
+    p.skip_reason = fmt::format("unknown l2 \"{}\" (flushed, warm)", l2);
+    return p;
+  }
+  const std::string gpu = row.get("gpu").empty() ? "h100" : row.get("gpu");
+  const hw::GpuSpec& spec = specs(gpu);
+  const auto& cls = frontend::pytorch_kernel_class(row.get("kernel"), false);
+  frontend::Elementwise e;
+  e.elements = *elements;
+  e.read_bytes = *read;
+  e.write_bytes = *write;
+  if (cls.name == "reduce") {
+    const auto rows = row.number("rows", origin);
+    if (!rows || *rows < 1) {
+      p.skip_reason = "reduction row without rows";
+      return p;
+    }
+    e.rows = static_cast<std::int64_t>(*rows);
+    e.ops_per_element = 2;
+  }
+  frontend::apply_kernel_class(cls, spec.sm.count, e);
+  graph::TileGraph g;
+  g.name = "elementwise";
+  g.kernels.push_back(frontend::elementwise_kernel(row.get("kernel").empty() ? "elementwise" : "kernel", e));
+  engine::SimOptions opts;
+  opts.l2_starts_dirty = l2 != "warm";
+  opts.critical_path = false;
+  const auto r = engine::simulate(g, spec, opts);
+  p.predicted_us = to_us(r.kernels.front().end - r.kernels.front().start);
+  p.ok = true;
+  p.category = std::string(cls.name);
+  p.schedule = fmt::format("{} ({} threads x {} elements)", cls.name, e.threads, e.elements_per_thread);
+  return p;
+}
+
+}  // namespace tgsim::validate

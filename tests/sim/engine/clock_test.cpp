@@ -1,0 +1,78 @@
+// The power clock model by hand: f = min(boost, K_short / d, K_sustained / D).
+#include <gtest/gtest.h>
+
+#include "sim/engine/clock/clock_model.h"
+#include "sim/engine/simulate.h"
+#include "test_machine.h"
+
+namespace tgsim {
+namespace {
+
+using testing::make_template;
+using testing::one_kernel;
+using testing::toy_gpu;
+
+hw::GpuSpec power_gpu() {
+  hw::GpuSpec s = toy_gpu();
+  s.clock.boost = Hertz{2e9};
+  s.clock.model = "power";
+  s.clock.sustained_tensor = Hertz{1.2e9};
+  s.clock.short_term_tensor = Hertz{1.5e9};
+  return s;
+}
+
+TEST(PowerClock, KernelAloneFallsToTheSustainedProduct) {
+  const auto m = engine::make_clock_model(power_gpu());
+  EXPECT_DOUBLE_EQ(m->sm_clock({0.8, false, -1}).value, 1.5e9);   // 1.2 GHz / 0.8
+  EXPECT_DOUBLE_EQ(m->sm_clock({0.8, false, 0.8}).value, 1.5e9);  // window = the kernel itself
+  EXPECT_DOUBLE_EQ(m->sm_clock({0.4, false, 0.4}).value, 2e9);    // 3 GHz capped at boost
+  EXPECT_DOUBLE_EQ(m->sm_clock({0.0, false, 0.5}).value, 2e9);    // no tensor work: boost
+}
+
+TEST(PowerClock, LighterWindowAllowsUpToTheShortTermProduct) {
+  const auto m = engine::make_clock_model(power_gpu());
+  // Run average 0.6 against the kernel's 0.96: sustained allows 1.2/0.6 = 2 GHz, short-term
+  // 1.5/0.96 = 1.5625 GHz: the fast limit binds.
+  EXPECT_DOUBLE_EQ(m->sm_clock({0.96, false, 0.6}).value, 1.5e9 / 0.96);
+  // Run average 0.9: 1.2/0.9 = 1.333 GHz binds.
+  EXPECT_NEAR(m->sm_clock({0.96, false, 0.9}).value, 1.2e9 / 0.9, 1.0);
+  // A light kernel in a dense run is held by the run's average: 1.2 / 0.9, not 1.2 / 0.3.
+  EXPECT_NEAR(m->sm_clock({0.3, false, 0.9}).value, 1.2e9 / 0.9, 1.0);
+  // Never below the sustained product, never above the short-term one.
+  for (double D : {0.05, 0.2, 0.5, 0.9}) {
+    const double p = m->power_product({0.9, false, D}).value;
+    EXPECT_GE(p, 1.2e9 * std::min(1.0, 0.9 / D) - 1);
+    EXPECT_LE(p, 1.5e9 + 1);
+  }
+}
+
+TEST(PowerClock, NoShortTermValueKeepsTheOldModel) {
+  hw::GpuSpec s = power_gpu();
+  s.clock.short_term_tensor = Hertz{0};
+  const auto m = engine::make_clock_model(s);
+  EXPECT_DOUBLE_EQ(m->sm_clock({0.96, false, 0.6}).value, 1.2e9 / 0.96);
+}
+
+TEST(PowerClock, RepeatGapNeverSlowsAndCanSpeedUp) {
+  // One dense wgmma loop: alone it runs at K_sustained / duty; with idle between repetitions the
+  // window's duty falls and the fast limit lets it run faster.
+  graph::Node n;
+  n.id = "mma";
+  n.kind = graph::NodeKind::mma;
+  n.inst = TensorInst::wgmma;
+  n.dtype = DType::bf16;
+  n.shape = {64, 256, 16};
+  n.count = 20000;
+  auto g = one_kernel(make_template({n}, {}), 2);
+  const hw::GpuSpec spec = power_gpu();
+  engine::SimOptions alone;
+  engine::SimOptions gap;
+  gap.repeat_gap = from_us(1000);
+  const double t_alone = to_us(engine::simulate(g, spec, alone).latency);
+  const double t_gap = to_us(engine::simulate(g, spec, gap).latency);
+  EXPECT_LT(t_gap, t_alone * 0.95);
+  EXPECT_GT(t_gap, t_alone * 1.2 / 1.5 * 0.99);  // at most the short/sustained ratio faster
+}
+
+}  // namespace
+}  // namespace tgsim
