@@ -83,8 +83,14 @@ bool Simulator::place_cluster(KernelRun& kr, TimePoint now) {
     ++sm.ctas;
     c.lane = std::countr_one(sm.lanes);
     sm.lanes |= 1ULL << (c.lane & 63);
+    // A TMA CTA sets up before its first copy; the first wave's tensor-map fetches queue up.
+    Duration setup{0};
+    if (c.run->tmpl->uses_tma) {
+      setup = cycles(c, spec_.tma.cta_setup.value);
+      if (kr.next_cta < spec_.sm.count) setup += spec_.tma.descriptor_serialisation * kr.next_cta;
+    }
     ++kr.next_cta;
-    queue_.push(now + spec_.launch.cta_launch, EventType::cta_start, slot);
+    queue_.push(now + spec_.launch.cta_launch + setup, EventType::cta_start, slot);
   }
   return true;
 }

@@ -133,6 +133,9 @@ CompiledTemplate compile_template(const graph::CtaTemplate& t, const hw::GpuSpec
     ct.node_ids.push_back(src.id);
     c.kind = src.kind;
     c.role = src.role;
+    if ((src.kind == NodeKind::load || src.kind == NodeKind::store) && src.engine == graph::MemEngine::tma) {
+      ct.uses_tma = true;
+    }
     switch (src.kind) {
       case NodeKind::mma:
       case NodeKind::simt:

@@ -59,6 +59,7 @@ struct CompiledTemplate {
   std::vector<std::int32_t> roots;        // nodes with no predecessors
   std::vector<std::string> node_ids;
   std::vector<std::string> role_names;
+  bool uses_tma = false;  // a load or store node issued through TMA (the CTA pays tma.cta_setup)
 };
 
 struct CompiledKernel {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 #include "sim/engine/clock/clock_model.h"
 
@@ -28,12 +30,16 @@ bool differ(const std::vector<double>& a, const std::vector<double>& b) {
 
 }  // namespace
 
-// The clock a kernel settles at solves f = clock(duty(f)): lowering the clock raises the duty of
-// a kernel that also waits on memory. Pass 1 runs at boost; pass 2 at the clock that pass-1 duty
-// implies. Each kernel's time is then modelled as T(f) = a/f + b (clock-bound and fixed parts,
-// from the two passes), so duty(f) = tensor_cycles / (a + b f) and the fixed point is solved in
-// closed form; pass 3 runs there when it moved by more than 0.2%.
+// The clock a kernel settles at solves f x duty(f) = K (its power product): lowering the clock
+// raises the duty of a kernel that also waits on memory, and g(f) = f x duty(f) (tensor cycles
+// per second) grows with f. Pass 1 runs at boost and gives each kernel's duty and its K; pass 2
+// runs at min(boost, K / duty). Each later pass models each kernel's time as T(f) = a/f + b
+// from its last two passes and solves f duty(f) = K in closed form, kept inside the bracket of
+// clocks known to give g below and above K (else bisection), until every kernel's g is within
+// 1% of its K or its clock moves by less than 0.5%; at most kMaxPasses replays (the clock that
+// came closest is kept).
 Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const SimOptions& options) {
+  constexpr int kMaxPasses = 6;
   const auto clock = make_clock_model(spec);
   const double boost = spec.clock.boost.value;
   const std::size_t n = graph.kernels.size();
@@ -59,26 +65,78 @@ Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const Si
     const double window_duty = options.window_duty >= 0 ? options.window_duty : window > 0 ? busy[g] / window : 0;
     return KernelActivity{r0.kernels[k].tensor_utilisation, r0.kernels[k].eight_bit, window_duty};
   };
-  std::vector<double> f1(n);
-  for (std::size_t k = 0; k < n; ++k) f1[k] = clock->sm_clock(activity(k)).value;
-  if (!differ(f0, f1)) return options.trace == nullptr ? r0 : run_at(graph, spec, options, f0, true);
-  const Result r1 = run_at(graph, spec, options, f1, false);
-  std::vector<double> f2 = f1;
+  std::vector<double> f(n), target(n, 0.0);
   for (std::size_t k = 0; k < n; ++k) {
-    if (std::abs(f1[k] - boost) < 1.0) continue;
-    const double t0 = to_seconds(r0.kernels[k].end - r0.kernels[k].start);
-    const double t1 = to_seconds(r1.kernels[k].end - r1.kernels[k].start);
-    const double a = (t1 - t0) / (1.0 / f1[k] - 1.0 / boost);  // clock-bound cycles
-    const double b = t0 - a / boost;                            // clock-independent seconds
-    const double tensor_cycles = r0.kernels[k].tensor_utilisation * t0 * boost;
-    if (a <= 0 || b < 0 || tensor_cycles <= 0) continue;
-    // f * duty(f) = K  with duty(f) = tensor_cycles / (a + b f)  =>  f = K a / (tensor_cycles - K b)
-    const double k_hz = clock->power_product(activity(k)).value;
-    const double denom = tensor_cycles - k_hz * b;
-    f2[k] = denom > 0 ? std::clamp(k_hz * a / denom, k_hz, boost) : boost;
+    f[k] = clock->sm_clock(activity(k)).value;
+    if (f[k] < boost - 1.0) target[k] = clock->power_product(activity(k)).value;
   }
-  if (!differ(f1, f2)) return run_at(graph, spec, options, f1, true);
-  return run_at(graph, spec, options, f2, true);
+  if (!differ(f0, f)) return options.trace == nullptr ? r0 : run_at(graph, spec, options, f0, true);
+
+  // Per kernel: the closest clocks known to give g below (lo) and above (hi) its K with their g,
+  // the previous pass's clock and time (for the guess), and the best clock seen so far.
+  std::vector<double> lo(n, 0.0), g_lo(n, 0.0), hi(n, boost), g_hi(n), f_prev(n, boost), t_prev(n);
+  std::vector<double> best = f, best_err(n, 1e300);
+  for (std::size_t k = 0; k < n; ++k) {
+    t_prev[k] = to_seconds(r0.kernels[k].end - r0.kernels[k].start);
+    g_hi[k] = boost * r0.kernels[k].tensor_utilisation;
+  }
+  for (int pass = 2; pass <= kMaxPasses; ++pass) {
+    Result r = run_at(graph, spec, options, f, false);
+    std::vector<double> next = f;
+    bool moved = false;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (target[k] <= 0) continue;
+      const double t = to_seconds(r.kernels[k].end - r.kernels[k].start);
+      const double g = f[k] * r.kernels[k].tensor_utilisation;
+      const double fp = f_prev[k], tp = t_prev[k];
+      f_prev[k] = f[k];
+      t_prev[k] = t;
+      const double err = std::abs(g - target[k]) / target[k];
+      if (err < best_err[k] || err <= 0.01) {  // a converged clock is kept even if an earlier one was closer
+        best_err[k] = err;
+        best[k] = f[k];
+      }
+      if (g <= 0 || err <= 0.01) continue;
+      if (g > target[k]) {
+        hi[k] = f[k];
+        g_hi[k] = g;
+      } else {
+        lo[k] = f[k];
+        g_lo[k] = g;
+      }
+      // Guess: the kernel's time as T(f) = a/f + b through this pass and the previous one, so
+      // duty(f) = cycles / (a + b f) and f duty(f) = K at f = K a / (cycles - K b); else regula
+      // falsi inside the bracket; else bisection, or f K / g while only one side is known.
+      double fn = 0;
+      const double a = (t - tp) / (1.0 / f[k] - 1.0 / fp);
+      const double b = t - a / f[k];
+      const double cycles = r.kernels[k].tensor_utilisation * t * f[k];
+      if (std::abs(fp - f[k]) > 1.0 && a > 0 && b >= 0 && cycles - target[k] * b > 0) {
+        fn = target[k] * a / (cycles - target[k] * b);
+      }
+      const bool bracketed = lo[k] > 0;
+      const double margin = bracketed ? 0.02 * (hi[k] - lo[k]) : 0.0;
+      if (!(fn > (bracketed ? lo[k] + margin : 0.25 * f[k]) && fn < hi[k] - margin)) {
+        if (bracketed && g_hi[k] > g_lo[k]) {
+          fn = lo[k] + (target[k] - g_lo[k]) * (hi[k] - lo[k]) / (g_hi[k] - g_lo[k]);
+          if (!(fn > lo[k] + margin && fn < hi[k] - margin)) fn = 0.5 * (lo[k] + hi[k]);
+        } else {
+          fn = bracketed ? 0.5 * (lo[k] + hi[k]) : f[k] * target[k] / g;
+        }
+      }
+      fn = std::clamp(fn, bracketed ? lo[k] : 0.25 * f[k], hi[k]);
+      if (std::abs(fn - f[k]) > 0.005 * f[k]) {
+        next[k] = fn;
+        moved = true;
+      }
+    }
+    if (!moved && !differ(best, f)) {
+      return (options.trace == nullptr && !options.critical_path) ? r : run_at(graph, spec, options, f, true);
+    }
+    if (!moved) break;
+    f = next;
+  }
+  return run_at(graph, spec, options, best, true);
 }
 
 }  // namespace tgsim::engine

@@ -106,6 +106,13 @@ struct HbmSpec {
 struct TmaSpec {
   Cycles issue_latency;       // fixed cost of a TMA request before data moves
   Bytes efficient_request;    // requests smaller than this lose bandwidth per SM
+  // A CTA whose template uses TMA starts this much later (tensor-map fetch, barrier set-up and
+  // fences before its first copy); optional in JSON (tma.cta_setup), default 0.
+  Cycles cta_setup;
+  // The k-th CTA of a kernel's first wave (k < SMs) starts k times this much later still: the
+  // SMs fetch the kernel's tensor maps one after another after an L2 flush; optional in JSON
+  // (tma.descriptor_serialisation), default 0.
+  Duration descriptor_serialisation{0};
   bool operator==(const TmaSpec&) const = default;
 };
 

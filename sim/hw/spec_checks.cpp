@@ -175,6 +175,8 @@ void check_memory(const GpuSpec& spec, const ReadContext& ctx) {
   if (spec.compute_capability >= 90 || spec.tma.efficient_request.value != 0 || spec.tma.issue_latency.value != 0) {
     require_non_negative(ctx, "/tma/issue_latency", spec.tma.issue_latency.value);
     require_positive(ctx, "/tma/efficient_request", static_cast<double>(spec.tma.efficient_request.value));
+    require_non_negative(ctx, "/tma/cta_setup", spec.tma.cta_setup.value);
+    require_non_negative(ctx, "/tma/descriptor_serialisation", static_cast<double>(spec.tma.descriptor_serialisation.count()));
   }
 
   require_non_negative(ctx, "/launch/kernel_overhead", static_cast<double>(spec.launch.kernel_overhead.count()));

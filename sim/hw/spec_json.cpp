@@ -128,6 +128,8 @@ TmaSpec read_tma(const ObjectReader& r) {
   TmaSpec t;
   t.issue_latency = r.cycles("issue_latency");
   t.efficient_request = r.bytes("efficient_request");
+  if (r.has("cta_setup")) t.cta_setup = r.cycles("cta_setup");
+  if (r.has("descriptor_serialisation")) t.descriptor_serialisation = r.duration("descriptor_serialisation");
   return t;
 }
 
@@ -161,7 +163,7 @@ GpuSpec read_document(const nlohmann::json& doc, ReadContext& ctx) {
   spec.hbm = read_hbm(top.section("hbm", {"capacity", "bandwidth", "efficiency", "latency"}));
   // The TMA arrived with sm90: required from there on, optional (and normally absent) before.
   if (top.has("tma") || spec.compute_capability >= 90) {
-    spec.tma = read_tma(top.section("tma", {"issue_latency", "efficient_request"}));
+    spec.tma = read_tma(top.section("tma", {"issue_latency", "efficient_request", "cta_setup", "descriptor_serialisation"}));
   }
   spec.launch = read_launch(top.section("launch", {"kernel_overhead", "queued_kernel_gap", "graph_kernel_overhead", "cta_launch"}));
   if (top.has("notes")) spec.notes = top.text("notes");

@@ -107,6 +107,10 @@ nlohmann::json to_json(const GpuSpec& s) {
   if (s.compute_capability >= 90 || s.tma.issue_latency.value != 0 || s.tma.efficient_request.value != 0) {
     w.set("tma", "issue_latency", format_cycles(s.tma.issue_latency));
     w.set("tma", "efficient_request", format_bytes(s.tma.efficient_request));
+    if (s.tma.cta_setup.value != 0) w.set("tma", "cta_setup", format_cycles(s.tma.cta_setup));
+    if (s.tma.descriptor_serialisation.count() != 0) {
+      w.set("tma", "descriptor_serialisation", format_duration(s.tma.descriptor_serialisation));
+    }
   }
 
   w.set("launch", "kernel_overhead", format_duration(s.launch.kernel_overhead));

@@ -33,6 +33,11 @@
 //           coordinates by division and modulo by run-time values on every request; that
 //           per-request cost of the one issuing thread (~145 ns) capped one CTA at ~57 GB/s
 //           with 8 KiB requests. All other variants advance them incrementally.
+//   contig_l2  L2-resident reads: each CTA re-reads its own small region (64-256 KiB; all
+//           CTAs together 8-34 MiB, well inside the 60 MiB L2) until it has loaded 8 MiB, so
+//           after the first pass every request hits L2: the SM's bulk-copy bandwidth from L2.
+//   *_tiny   8-128 KiB per CTA (1-16 requests of 8 KiB), 1 or 132 CTAs: a TMA kernel's fixed
+//           costs after a flush (descriptor fetch, barrier set-up, first-load latency).
 //   Request sizes beyond the GEMM boxes: 2 and 4 KiB (16/32-row boxes, and 1D), 64 and
 //   128 KiB (1D only; box_rows column = bytes/128).
 // All other variants move 8 MiB per CTA (4 MiB with 2 CTAs/SM). One CTA per SM is forced
@@ -51,7 +56,7 @@
 // gbps_per_sm,time_us,method (GB = 1e9 bytes; bytes = bytes loaded by TMA), and a short
 // table on stdout.
 //
-// Usage: calib_tma [calibration_tma.csv]
+// Usage: calib_tma [calibration_tma.csv] [variant-prefix]  (prefix: run only those variants)
 #include "common.h"
 
 #include <cuda.h>
@@ -81,6 +86,7 @@ struct Params {
   int tiles_per_panel;        // K tiles along one panel (tiled)
   int panels_per_cta;
   int smem_bytes;             // dynamic smem size (for the poison fill)
+  int wrap_tiles;             // contiguous variant: > 0 re-reads the region every wrap_tiles requests
   int check;
   unsigned char* dbg;         // [2 CTAs][kDumpSlots][box_bytes]
   int* smid;                  // [ctas]
@@ -206,6 +212,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) tma_stream_kernel(const __grid
         int k = 64 * w, row = cta * p.panels_per_cta * p.box_rows;
         const unsigned char* src = p.src + (long long)cta * p.region_bytes + w * box;
         const long long src_step = P * box;
+        int wi = w;  // request index within the region (contig_l2 wraps it)
         for (int it = w; it < p.n_tiles; it += P) {
           mbar_wait(empty0 + 8u * s, ph);
           const uint32_t full = full0 + 8u * s;
@@ -218,6 +225,11 @@ __global__ void __launch_bounds__(kMaxThreads, 1) tma_stream_kernel(const __grid
           } else {
             bulk_load_1d(dst, src, (uint32_t)p.box_bytes, full);
             src += src_step;
+            wi += P;
+            if (p.wrap_tiles > 0 && wi >= p.wrap_tiles) {
+              wi -= p.wrap_tiles;
+              src = p.src + (long long)cta * p.region_bytes + (long long)wi * box;
+            }
           }
           if (++s == S) { s = 0; ph ^= 1; }
         }
@@ -290,6 +302,7 @@ struct Config {
   int producers = 1;         // rings per CTA; `stages` counts the stages of all rings together
   bool divloop = false;      // the first revision's div/mod producer loop (producers = 1)
   long long box_bytes_1d = 0;  // contig only: request size other than box_rows*128 (0: box_rows*128)
+  long long wrap_bytes = 0;    // contig only: > 0 re-reads a region of this size (L2-resident)
 };
 
 struct Result {
@@ -340,6 +353,11 @@ bool setup(Ctx& c, const Config& cf, Params& p, int& smem, const CUtensorMap*& t
   p.panels_per_cta = (p.n_tiles + p.tiles_per_panel - 1) / p.tiles_per_panel;
   p.region_bytes = (long long)p.panels_per_cta * cf.box_rows * cf.pitch;  // whole panels: contiguous
   if (!cf.tiled) p.region_bytes = (long long)p.n_tiles * box_bytes;       // (the same for 8 MiB per CTA)
+  p.wrap_tiles = 0;
+  if (!cf.tiled && cf.wrap_bytes > 0) {
+    p.wrap_tiles = (int)(cf.wrap_bytes / box_bytes);
+    p.region_bytes = cf.wrap_bytes;
+  }
   if ((long long)cf.ctas * p.region_bytes > (long long)c.mat_bytes) {
     std::fprintf(stderr, "config %s ctas %d: %lld B per CTA region exceeds the matrix\n", cf.variant.c_str(), cf.ctas,
                  p.region_bytes);
@@ -461,7 +479,8 @@ long long check(Ctx& c, const Config& cf) {
             bad_plain += d[row * 128 + byte] != ref[row * 128 + byte];
           }
       } else {
-        const unsigned char* src = c.mat + (size_t)cta * p.region_bytes + (size_t)it * p.box_bytes;
+        const int wit = p.wrap_tiles > 0 ? it % p.wrap_tiles : it;
+        const unsigned char* src = c.mat + (size_t)cta * p.region_bytes + (size_t)wit * p.box_bytes;
         CK(cudaMemcpy(ref.data(), src, p.box_bytes, cudaMemcpyDeviceToHost));
         for (int i = 0; i < p.box_bytes; ++i) bad += d[i] != ref[i];
         bad_plain = bad;
@@ -544,6 +563,7 @@ int main(int argc, char** argv) {
   bad += check(c, {"tiled_p2", true, nsm, 8, 64, P16, true, 1 * MiB, ONE, 1, 0, 2});
   bad += check(c, {"contig_p4", false, nsm, 16, 64, P16, true, 1 * MiB, ONE, 1, 0, 4});
   bad += check(c, {"tiled_divloop", true, nsm, 4, 64, P16, true, 1 * MiB, ONE, 1, 0, 1, true});
+  bad += check(c, {"contig_l2", false, nsm, 8, 64, P16, true, 1 * MiB, ONE, 1, 0, 1, false, 0, 128 * 1024});
   std::printf("correctness: %s\n", bad == 0 ? "all checks PASS" : "SOME CHECKS FAILED");
 
   std::vector<Config> cfgs;
@@ -634,6 +654,28 @@ int main(int argc, char** argv) {
         cfgs.push_back({P == 2 ? "tiled_p2" : "tiled_p4", true, n, st / 2, 256, P16, true, 8 * MiB, ONE, 1, 0, P});
       }
     }
+  // L2-resident bulk copies: per-CTA regions of 64-256 KiB re-read up to 8 MiB per CTA
+  for (long long wrap : {64, 128, 256})
+    for (int n : {66, nsm})
+      for (int R : {64, 128, 256})
+        for (int P : {1, 2})
+          for (int st : {4, 8})
+            cfgs.push_back({P == 1 ? "contig_l2" : "contig_l2_p2", false, n, st * P, R, P16, true, 8 * MiB, ONE, 1, 0, P,
+                            false, 0, wrap * 1024});
+  // tiny kernels: one to a few requests per CTA, to expose a TMA kernel's fixed costs (tensor-map
+  // fetch, barrier set-up, the first load's latency) after an L2 flush
+  for (long long kb : {8, 16, 32, 64, 128})
+    for (int n : {1, nsm}) {
+      cfgs.push_back({"tiled_tiny", true, n, 4, 64, P8, true, kb * 1024, ONE, 1});
+      cfgs.push_back({"contig_tiny", false, n, 4, 64, P8, true, kb * 1024, ONE, 1});
+    }
+  if (argc > 2) {
+    const std::string only = argv[2];
+    std::vector<Config> keep;
+    for (const auto& cf : cfgs)
+      if (cf.variant.rfind(only, 0) == 0) keep.push_back(cf);
+    cfgs.swap(keep);
+  }
 
   FILE* f = std::fopen(out, "w");
   if (!f) { std::perror(out); return 2; }
@@ -675,7 +717,8 @@ int main(int argc, char** argv) {
                   r.bytes / cf.ctas,
                   cf.tiled ? (cf.pitch == P16 ? "8192 x 131072 bf16; row pitch 16384 B; walking K panel by panel"
                                               : "4096 x 262144 bf16; row pitch 8192 B; walking K panel by panel")
-                           : "read sequentially",
+                           : (cf.wrap_bytes ? "a region re-read (L2-resident after the first pass); see variant notes"
+                                            : "read sequentially"),
                   cf.producers,
                   cf.divloop ? "recomputing stage/phase/coordinates by div and mod per request"
                              : "advancing stage/phase/coordinates incrementally (CUTLASS-style)",

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Two calibration runs on the local GPU (meant for the lent H200: `bash tools/bench/run_l2_small.sh`);
+# results in $OUT (default /tmp/tgsim_l2_small_out):
+#   calibration_tma_l2.csv  the contig_l2* variants of calib_tma: bulk-copy (TMA) bandwidth from L2
+#   calibration_tma_tiny*.csv  the *_tiny variants: TMA kernels of 1-16 requests per CTA
+#   small_gemm.csv          small cuBLAS GEMMs: CUDA-event time vs CUPTI kernel durations
+#   log.txt                 everything printed
+# Builds only calib_tma (tools/bench, Release, in /tmp). Never changes GPU settings.
+set -u
+OUT=${OUT:-/tmp/tgsim_l2_small_out}
+mkdir -p "$OUT"
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+BUILD=${BENCH_BUILD_DIR:-/tmp/tgsim_bench_tma_build}
+exec > >(tee -a "$OUT/log.txt") 2>&1
+export PATH=/usr/local/cuda/bin:$PATH
+export PYTHONUNBUFFERED=1
+echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv
+GEN=""
+command -v ninja >/dev/null && GEN="-G Ninja"
+timeout 120 cmake -S "$HERE" -B "$BUILD" $GEN -DCMAKE_BUILD_TYPE=Release >/dev/null || exit 1
+timeout 240 cmake --build "$BUILD" --target calib_tma -j 16 || exit 1
+echo "== calib_tma contig_l2"
+timeout 240 "$BUILD/calib_tma" "$OUT/calibration_tma_l2.csv" contig_l2
+echo "rc=$?"
+echo "== calib_tma tiny"
+timeout 240 "$BUILD/calib_tma" "$OUT/calibration_tma_tiny.csv" tiled_tiny
+timeout 240 "$BUILD/calib_tma" "$OUT/calibration_tma_tiny_contig.csv" contig_tiny
+echo "rc=$?"
+echo "== small_gemm_capture"
+timeout 200 python3 "$HERE/small_gemm_capture.py" "$OUT"
+echo "rc=$?"
