@@ -10,13 +10,12 @@
 namespace tgsim::engine {
 namespace {
 
+// A replay at the given kernel clocks; the trace only on the final pass (the critical path is
+// kept on every pass, so the pass that converges is the answer without one more replay).
 Result run_at(const graph::TileGraph& graph, const hw::GpuSpec& spec, const SimOptions& options,
               const std::vector<double>& hz, bool final_pass) {
   SimOptions o = options;
-  if (!final_pass) {
-    o.trace = nullptr;
-    o.critical_path = false;
-  }
+  if (!final_pass) o.trace = nullptr;
   o.kernel_clock_hz = hz;
   return Simulator(graph, spec, o).run();
 }
@@ -130,9 +129,7 @@ Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const Si
         moved = true;
       }
     }
-    if (!moved && !differ(best, f)) {
-      return (options.trace == nullptr && !options.critical_path) ? r : run_at(graph, spec, options, f, true);
-    }
+    if (!moved && !differ(best, f)) return options.trace == nullptr ? r : run_at(graph, spec, options, f, true);
     if (!moved) break;
     f = next;
   }
