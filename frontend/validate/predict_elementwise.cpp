@@ -40,7 +40,6 @@ Prediction predict_elementwise(const Row& row, const std::string& origin, const 
       return p;
     }
     e.rows = static_cast<std::int64_t>(*rows);
-    e.ops_per_element = 2;
   }
   frontend::apply_kernel_class(cls, spec.sm.count, e);
   graph::TileGraph g;

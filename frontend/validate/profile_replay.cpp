@@ -208,7 +208,6 @@ bool predict_elementwise(const ProfiledLaunch& l, const hw::GpuSpec& spec, const
   e.elements = out_elems;
   e.read_bytes = read;
   e.write_bytes = reductions.count(op.name) ? rows * out_bytes_per : out_elems * out_bytes_per;
-  e.ops_per_element = reductions.count(op.name) ? 2 : 1;
   e.rows = reductions.count(op.name) ? static_cast<std::int64_t>(rows) : 0;
   // PyTorch's kernel template (vectorized, strided/broadcast, casting copy, cat, reduction) sets
   // the CTA shape and the per-element cost (frontend/pytorch_kernels.h).
