@@ -47,10 +47,41 @@ Schedule base(const Problem& p, const hw::GpuSpec& spec) {
   return s;
 }
 
+// CUTLASS's raster heuristic: walk along m when there are more n tiles than m tiles.
+Raster heuristic_raster(const Problem& p, const Schedule& s) {
+  return (p.n + s.tile.n - 1) / s.tile.n > (p.m + s.tile.m - 1) / s.tile.m ? Raster::along_m : Raster::along_n;
+}
+
 }  // namespace
 
-Schedule default_schedule(const Problem& p, const hw::GpuSpec& spec) {
+// What torch._grouped_mm (PyTorch 2.11, CUTLASS ptr-array kernels) ran for every bf16 shape of
+// traces/h200/grouped_gemm.csv: M per group <= 128 -> ping-pong 64x128x128, else cooperative
+// 128x256x64; both 4 stages, cluster 2x1, persistent, CUTLASS's raster heuristic.
+Schedule grouped_default_schedule(const Problem& p, const hw::GpuSpec& spec) {
   Schedule s = base(p, spec);
+  s.grouped = true;
+  s.grouped_setup = true;
+  const bool small = p.m <= 128;
+  s.tile = small ? TileShape{64, 128, 128} : TileShape{128, 256, 64};
+  s.warp_specialization = small ? WarpSpecialization::pingpong : WarpSpecialization::cooperative;
+  s.consumer_warpgroups = 2;
+  s.stages = 4;
+  s.cluster = ClusterShape{2, 1};
+  s.epilogue_tile_m = 64;  // Sm90PtrArrayTmaWarpSpecialized<4, 2, ...> with a 64x32 epilogue tile
+  s.epilogue_tile_n = 32;
+  s.epilogue_stages = 2;
+  s.raster = heuristic_raster(p, s);
+  s.name = fmt::format("default_grouped_{}_{}x{}x{}_s4_c2x1", small ? "pingpong" : "cooperative", s.tile.m, s.tile.n,
+                       s.tile.k);
+  return s;
+}
+
+Schedule default_schedule(const Problem& p, const hw::GpuSpec& spec, bool grouped) {
+  if ((grouped || p.groups > 1) && family_for(spec) == Family::hopper_warpspecialized && dtype_bits(p.a_type) == 16) {
+    return grouped_default_schedule(p, spec);
+  }
+  Schedule s = base(p, spec);
+  s.grouped = grouped || p.groups > 1;
   if (s.family == Family::ampere_multistage) {
     s.tile = {p.n <= 64 ? 64 : 128, p.n <= 64 ? static_cast<int>(std::clamp<std::int64_t>(next_pow2(p.n), 32, 64)) : 128,
               k_tile(p.a_type) / 2};
@@ -77,7 +108,7 @@ Schedule default_schedule(const Problem& p, const hw::GpuSpec& spec) {
   s.stages = max_stages(p, s, spec);
   const std::int64_t tiles = ((p.m + s.tile.m - 1) / s.tile.m) * ((p.n + s.tile.n - 1) / s.tile.n);
   const std::int64_t k_iters = (p.k + s.tile.k - 1) / s.tile.k;
-  if (tiles * 2 <= spec.sm.count && k_iters >= 8) s.split_k = pick_split_k(p, s, spec);
+  if (!s.grouped && tiles * 2 <= spec.sm.count && k_iters >= 8) s.split_k = pick_split_k(p, s, spec);
   s.name = fmt::format("default_{}x{}x{}_s{}{}", s.tile.m, s.tile.n, s.tile.k, s.stages,
                        s.split_k > 1 ? fmt::format("_splitk{}", s.split_k) : "");
   return s;

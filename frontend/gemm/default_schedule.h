@@ -10,7 +10,10 @@
 
 namespace tgsim::gemm {
 
-Schedule default_schedule(const Problem& p, const hw::GpuSpec& spec);
+// Grouped problems (p.groups > 1, or `grouped`: a grouped kernel even for one group) on Hopper in
+// 16-bit types get grouped_default_schedule.
+Schedule default_schedule(const Problem& p, const hw::GpuSpec& spec, bool grouped = false);
+Schedule grouped_default_schedule(const Problem& p, const hw::GpuSpec& spec);
 
 // Schedules a library would consider for this problem on this GPU (tile shapes, stages that fit,
 // cluster, warp specialisation, split-K); the default is among them.

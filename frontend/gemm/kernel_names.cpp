@@ -52,8 +52,9 @@ std::optional<std::string> implausible(const Schedule& s) {
 KernelNameResult parse_one(std::string_view name, DType dtype) {
   using Parser = std::optional<KernelNameResult> (*)(std::string_view, DType);
   // Named grammars before the template form: a library name may sit inside cutlass::device_kernel<...>.
-  static constexpr std::array<Parser, 5> kParsers{detail::parse_nvjet, detail::parse_xmma, detail::parse_ampere,
-                                                  detail::parse_cutlass_named, detail::parse_cutlass_template};
+  static constexpr std::array<Parser, 6> kParsers{detail::parse_nvjet,         detail::parse_xmma,
+                                                  detail::parse_ampere,        detail::parse_cutlass_named,
+                                                  detail::parse_cutlass_mangled, detail::parse_cutlass_template};
   for (const Parser parse : kParsers) {
     if (auto r = parse(name, dtype)) {
       if (!r->supported) return std::move(*r);
@@ -68,7 +69,13 @@ KernelNameResult parse_list(const std::vector<std::string>& kernels, DType dtype
   if (kernels.empty()) return unsupported("no kernel name given");
   std::optional<KernelNameResult> gemm;
   int reductions = 0;
+  bool setup = false;
   for (const std::string& k : kernels) {
+    if (detail::is_grouped_setup(k)) {
+      if (gemm) return unsupported("grouped-GEMM setup kernel '" + k + "' comes after the GEMM kernel");
+      setup = true;
+      continue;
+    }
     if (detail::is_splitk_reduce(k)) {
       if (!gemm) return unsupported("split-K reduction kernel '" + k + "' comes before any GEMM kernel");
       ++reductions;
@@ -79,7 +86,11 @@ KernelNameResult parse_list(const std::vector<std::string>& kernels, DType dtype
     if (!one.supported) return unsupported("kernel '" + k + "': " + one.reason);
     gemm = std::move(one);
   }
-  if (!gemm) return unsupported("the list holds only split-K reduction kernels, no GEMM");
+  if (!gemm) return unsupported("the list holds only split-K reduction or grouped-GEMM setup kernels, no GEMM");
+  if (setup) {
+    if (!gemm->schedule.grouped) return unsupported("grouped-GEMM setup kernel before a GEMM that is not grouped");
+    gemm->schedule.grouped_setup = true;
+  }
   if (reductions > 1) return unsupported("more than one split-K reduction kernel in the list");
   if (reductions == 1) {
     gemm->has_splitk_reduce = true;
@@ -94,6 +105,8 @@ KernelNameResult parse_list(const std::vector<std::string>& kernels, DType dtype
 }  // namespace
 
 namespace detail {
+
+bool is_grouped_setup(std::string_view name) { return name.find("prepare_grouped_gemm_data") != std::string_view::npos; }
 
 bool is_splitk_reduce(std::string_view name) {
   // cuBLASLt: splitKreduce_kernel / cublasLt::splitKreduce_kernel<32, 16, int, float, ...>;

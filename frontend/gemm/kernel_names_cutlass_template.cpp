@@ -120,6 +120,24 @@ std::optional<DType> output_type(std::string_view full) {
   return element_type(args[5], &why);
 }
 
+// CollectiveEpilogue<Sm90[PtrArray]TmaWarpSpecialized<StagesC, StagesD, ...>, Tile, EpilogueTile, ...>:
+// the store pipeline's depth and sub-tile.
+void read_epilogue(std::string_view full, Schedule& s) {
+  const std::size_t at = full.find("CollectiveEpilogue<");
+  if (at == std::string_view::npos) return;
+  bool complete = false;
+  const auto args = template_args(full, at + 18, &complete);
+  if (args.size() < 3 || args[0].find("TmaWarpSpecialized<") == std::string_view::npos) return;
+  bool pol_complete = false;
+  const auto pol = template_args(args[0], args[0].find('<'), &pol_complete);
+  const auto epi = shape_values(args[2]);
+  const auto stages_d = pol.size() >= 2 ? to_int(pol[1]) : std::nullopt;
+  if (!stages_d || epi.size() != 2) return;
+  s.epilogue_stages = *stages_d;
+  s.epilogue_tile_m = epi[0];
+  s.epilogue_tile_n = epi[1];
+}
+
 void read_schedule_kind(std::string_view policy_and_schedule, KernelNameResult& r) {
   Schedule& s = r.schedule;
   if (policy_and_schedule.find("Pingpong") != std::string_view::npos) {
@@ -185,6 +203,7 @@ KernelNameResult decode(std::string_view full, std::string_view policy_name, con
   } else {
     add_note(r, "accumulator type not readable from the TiledMma: fp32 assumed");
   }
+  read_epilogue(full, s);
   s.c_type = output_type(full).value_or(dtype);
   if (!output_type(full)) add_note(r, "output type not readable from the CollectiveEpilogue: taken from dtype");
   return r;

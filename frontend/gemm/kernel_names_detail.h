@@ -28,6 +28,13 @@ std::optional<KernelNameResult> parse_cutlass_named(std::string_view name, DType
 KernelNameResult parse_cutlass3(std::string_view name);
 // CUTLASS 3.x template form: cutlass::device_kernel<...GemmUniversal<..., CollectiveMma<Policy<...>, ...>>>.
 std::optional<KernelNameResult> parse_cutlass_template(std::string_view name, DType dtype);
+// The same template form left Itanium-mangled (_ZN7cutlass13device_kernel...): demangled where the C++
+// runtime can, else read from the mangled text (kernel_names_mangled.cpp).
+std::optional<KernelNameResult> parse_cutlass_mangled(std::string_view name, DType dtype);
+
+// PyTorch's grouped-GEMM setup kernel (at::cuda::detail::prepare_grouped_gemm_data<...>), which fills
+// the groups' pointer and shape arrays before the grouped GEMM runs.
+bool is_grouped_setup(std::string_view name);
 
 // cuBLASLt's splitKreduce_kernel or CUTLASS's ReduceSplitK: the reduction that follows a split-K GEMM.
 bool is_splitk_reduce(std::string_view name);

@@ -60,6 +60,31 @@ graph::Kernel splitk_reduce_kernel(const Problem& p, const Schedule& s, const Pl
   return k;
 }
 
+// torch._grouped_mm's setup kernel (prepare_grouped_gemm_data): one CTA, a thread per group, each
+// reading its group's row offset and writing the group's A/B/C pointers, strides and shape (about
+// 64 bytes) for the grouped kernel's scheduler. A dependent load -> compute -> store chain.
+graph::Kernel grouped_setup_kernel(const Problem& p) {
+  graph::Kernel k;
+  k.name = "prepare_grouped_gemm_data";
+  const double groups = static_cast<double>(std::max<std::int64_t>(1, p.groups));
+  k.tensors = {{"offs", Bytes{static_cast<std::int64_t>(groups * 4)}}, {"args", Bytes{static_cast<std::int64_t>(groups * 64)}}};
+  const int threads = static_cast<int>(std::clamp<std::int64_t>((std::max<std::int64_t>(1, p.groups) + 31) / 32 * 32, 32, 1024));
+  k.cta.threads = threads;
+  k.cta.registers_per_thread = 32;
+  frontend::TemplateBuilder b("setup");
+  const int role = b.role("threads", 0, threads / 32);
+  const int ld = b.add(memory_node("ldOffs", graph::NodeKind::load, graph::MemEngine::plain, role, groups * 4.0, 0,
+                                   {graph::Coord{-1, 0}, {}, {}}));
+  const int ops = b.add(simt_node("args", role, 32.0, threads));
+  const int st = b.add(memory_node("stArgs", graph::NodeKind::store, graph::MemEngine::plain, role, groups * 64.0, 1,
+                                   {graph::Coord{-1, 0}, {}, {}}));
+  b.edge(ld, ops);
+  b.edge(ops, st);
+  k.templates.push_back(b.take());
+  k.grid.push_back(graph::CtaGroup{0, 1, 0, {}});
+  return k;
+}
+
 }  // namespace
 
 LoweredGemm lower_gemm(const Problem& p, const Schedule& s_in, const hw::GpuSpec& spec) {
@@ -84,7 +109,9 @@ LoweredGemm lower_gemm(const Problem& p, const Schedule& s_in, const hw::GpuSpec
                                  s.name, s.stages, s.tile.m, s.tile.n, s.tile.k, main.cta.shared_memory.value / 1024,
                                  spec.sm.shared_memory_per_cta.value / 1024, spec.name));
   }
-  out.graph.name = fmt::format("gemm {}x{}x{} {}", p.m, p.n, p.k, to_string(p.a_type));
+  out.graph.name = p.groups > 1 ? fmt::format("grouped gemm {} x {}x{}x{} {}", p.groups, p.m, p.n, p.k, to_string(p.a_type))
+                                 : fmt::format("gemm {}x{}x{} {}", p.m, p.n, p.k, to_string(p.a_type));
+  if (s.grouped_setup) out.graph.kernels.push_back(grouped_setup_kernel(p));
   out.graph.kernels.push_back(std::move(main));
   if (s.stream_k) out.graph.flags.push_back(graph::Flag{"tile_fixup", graph::FlagScope::gpu});
   if (plan.splits > 1) {

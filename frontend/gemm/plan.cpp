@@ -63,34 +63,45 @@ Plan make_plan(const Problem& p, const Schedule& s, const hw::GpuSpec& spec, int
   if (p.m <= 0 || p.n <= 0 || p.k <= 0)
     throw InputError(fmt::format("GEMM {}x{}x{}: every dimension must be positive", p.m, p.n, p.k));
   Plan plan;
-  plan.tiles_m = (p.m + s.tile.m - 1) / s.tile.m;
-  plan.tiles_n = (p.n + s.tile.n - 1) / s.tile.n;
+  const std::int64_t groups = std::max<std::int64_t>(1, p.groups);
+  const std::int64_t tiles_m = (p.m + s.tile.m - 1) / s.tile.m;  // per group
+  const std::int64_t tiles_n = (p.n + s.tile.n - 1) / s.tile.n;
+  // A grouped GEMM's tiles are numbered as if the groups sat side by side: group g's tiles are
+  // m-tiles [g tiles_m, (g+1) tiles_m) and n-tiles [g tiles_n, (g+1) tiles_n), so its A, B and C
+  // tiles never alias another group's in the L2 model.
+  plan.tiles_m = groups * tiles_m;
+  plan.tiles_n = groups * tiles_n;
   plan.k_iters = (p.k + s.tile.k - 1) / s.tile.k;
   plan.splits = std::max(1, s.split_k);
   if (plan.splits > plan.k_iters)
     throw InputError(fmt::format("schedule \"{}\": split-K {} exceeds the {} K iterations of K={}", s.name, plan.splits,
                                  plan.k_iters, p.k));
+  if (groups > 1 && (plan.splits > 1 || s.stream_k))
+    throw InputError(fmt::format("schedule \"{}\": grouped GEMMs are modelled without split-K and stream-K", s.name));
   plan.k_iters_per_split = (plan.k_iters + plan.splits - 1) / plan.splits;
   plan.cluster_m = std::max(1, s.cluster.m);
   plan.cluster_n = std::max(1, s.cluster.n);
   const int cluster_size = plan.cluster_m * plan.cluster_n;
-  const std::int64_t blocks_m = (plan.tiles_m + plan.cluster_m - 1) / plan.cluster_m;
-  const std::int64_t blocks_n = (plan.tiles_n + plan.cluster_n - 1) / plan.cluster_n;
-  const auto blocks = block_order(blocks_m, blocks_n, s.raster, s.swizzle);
+  const std::int64_t blocks_m = (tiles_m + plan.cluster_m - 1) / plan.cluster_m;
+  const std::int64_t blocks_n = (tiles_n + plan.cluster_n - 1) / plan.cluster_n;
+  const auto group_blocks = block_order(blocks_m, blocks_n, s.raster, s.swizzle);
   if (s.stream_k) {
     if (cluster_size != 1 || plan.splits != 1)
       throw InputError(fmt::format("schedule \"{}\": stream-K is modelled without clusters and split-K", s.name));
-    const std::int64_t ctas = std::min<std::int64_t>(static_cast<std::int64_t>(blocks.size()) * plan.k_iters,
+    const std::int64_t ctas = std::min<std::int64_t>(static_cast<std::int64_t>(group_blocks.size()) * plan.k_iters,
                                                      resident_clusters(spec, 1, ctas_per_sm));
-    plan.ctas = stream_k_items(plan, blocks, ctas);
+    plan.ctas = stream_k_items(plan, group_blocks, ctas);
     return plan;
   }
-  // Work units: (block, split) in hand-out order; splits of one tile are adjacent.
-  const std::int64_t units = static_cast<std::int64_t>(blocks.size()) * plan.splits;
+  // Work units: (group, block, split) in hand-out order (a grouped scheduler walks the groups one
+  // after another); splits of one tile are adjacent.
+  const std::int64_t per_group = static_cast<std::int64_t>(group_blocks.size()) * plan.splits;
+  const std::int64_t units = per_group * groups;
   const std::int64_t clusters = s.persistent ? std::min(units, resident_clusters(spec, cluster_size, ctas_per_sm)) : units;
   plan.ctas.assign(static_cast<std::size_t>(clusters * cluster_size), {});
   for (std::int64_t u = 0; u < units; ++u) {
-    const auto& b = blocks[static_cast<std::size_t>(u / plan.splits)];
+    const std::int64_t g = u / per_group;
+    const auto& b = group_blocks[static_cast<std::size_t>((u % per_group) / plan.splits)];
     const auto split = u % plan.splits;
     const std::int64_t cluster = u % clusters;
     for (int rm = 0; rm < plan.cluster_m; ++rm) {
@@ -98,14 +109,15 @@ Plan make_plan(const Problem& p, const Schedule& s, const hw::GpuSpec& spec, int
         WorkItem w;
         // A cluster block hanging over the edge still runs its CTAs (they load and compute a
         // clamped tile), as launched grids do.
-        w.tile_m = std::min(b.m * plan.cluster_m + rm, plan.tiles_m - 1);
-        w.tile_n = std::min(b.n * plan.cluster_n + rn, plan.tiles_n - 1);
+        w.tile_m = g * tiles_m + std::min(b.m * plan.cluster_m + rm, tiles_m - 1);
+        w.tile_n = g * tiles_n + std::min(b.n * plan.cluster_n + rn, tiles_n - 1);
         w.split = split;
         w.k_base = split * plan.k_iters_per_split;
         w.rank_m = rm;
         w.rank_n = rn;
         w.tile_id = w.tile_m * plan.tiles_n + w.tile_n;
         w.k_iters = plan.k_iters_per_split;
+        w.group = g;
         const std::int64_t cta = cluster * cluster_size + rm * plan.cluster_n + rn;
         plan.ctas[static_cast<std::size_t>(cta)].push_back(w);
       }

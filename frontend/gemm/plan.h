@@ -27,6 +27,7 @@ struct WorkItem {
   std::int64_t tile_id = 0;  // tile_m * tiles_n + tile_n (stream-K fix-up flag)
   std::int64_t k_iters = 0;  // K iterations this item runs
   Fixup fixup = Fixup::none;
+  std::int64_t group = 0;  // grouped GEMM: the problem this tile belongs to
   std::vector<std::int64_t> peers;  // own: k_base of the contributing pieces of this tile
 };
 inline constexpr int kParamsPerItem = 7;

@@ -17,8 +17,14 @@ struct Problem {
   DType a_type = DType::bf16;
   DType b_type = DType::bf16;
   DType c_type = DType::bf16;
+  // Grouped (MoE expert) GEMM: `groups` problems of this m x n x k, each with its own A, B and C,
+  // in one launch (CUTLASS ptr-array / torch._grouped_mm). 1: a plain GEMM.
+  std::int64_t groups = 1;
 
-  double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) * static_cast<double>(batch); }
+  double flops() const {
+    return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) * static_cast<double>(batch) *
+           static_cast<double>(groups);
+  }
 };
 
 inline Problem from_row_major(std::int64_t M, std::int64_t N, std::int64_t K, DType in, DType out) {

@@ -1,5 +1,7 @@
 #include "frontend/gemm/request.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "frontend/gemm/default_schedule.h"
@@ -13,6 +15,7 @@ Resolved resolve(const Request& r, const hw::GpuSpec& spec) {
   Resolved out;
   const DType out_type = r.out_dtype.value_or(default_output_type(r.dtype));
   out.problem = r.row_major ? from_row_major(r.m, r.n, r.k, r.dtype, out_type) : Problem{r.m, r.n, r.k, 1, r.dtype, r.dtype, out_type};
+  out.problem.groups = std::max<std::int64_t>(1, r.groups);
   if (!r.kernel.empty() && !r.schedule_file.empty())
     throw InputError("--kernel and --schedule both given: pick one way to state the schedule");
   if (!r.kernel.empty()) {
@@ -26,7 +29,7 @@ Resolved resolve(const Request& r, const hw::GpuSpec& spec) {
     out.schedule = read_schedule(r.schedule_file);
     out.schedule_source = "schedule file";
   } else {
-    out.schedule = default_schedule(out.problem, spec);
+    out.schedule = default_schedule(out.problem, spec, r.grouped);
     out.schedule_source = "default rule";
   }
   // The problem's types win over what a name implied (a name may carry no types at all).

@@ -14,6 +14,8 @@ namespace tgsim::gemm {
 
 struct Request {
   std::int64_t m = 0, n = 0, k = 0;  // as the caller states them (see row_major)
+  std::int64_t groups = 1;           // grouped GEMM: this many problems of m x n x k in one launch
+  bool grouped = false;              // a grouped kernel ran (even for one group): its default rule applies
   DType dtype = DType::bf16;
   std::optional<DType> out_dtype;    // default: default_output_type(dtype)
   bool row_major = true;             // true: PyTorch view, cuBLAS m = n, n = m

@@ -58,6 +58,7 @@ struct Schedule {
   bool stream_k = false;        // stream-K decomposition of the K loop over persistent CTAs
   bool two_sm = false;          // Blackwell 2-SM MMA pairs
   bool grouped = false;         // pointer-array / grouped GEMM: one launch runs several problems
+  bool grouped_setup = false;   // a one-CTA kernel fills the groups' pointer/shape arrays first (torch._grouped_mm)
   DType a_type = DType::bf16;
   DType b_type = DType::bf16;
   DType c_type = DType::bf16;
@@ -66,6 +67,13 @@ struct Schedule {
   char layout_b = 'N';
   bool swap_ab = false;  // the kernel computes C^T = B^T A^T (cuBLAS: tile runs along its own m)
   Epilogue epilogue = Epilogue::store;
+  // CUTLASS 3 TMA epilogues store the tile in sub-tiles (EpilogueTile, e.g. 64x32) through
+  // `epilogue_stages` shared-memory buffers (StagesD): a sub-tile's staging waits until the TMA
+  // store of the sub-tile `epilogue_stages` back has gone. 0: one store of the whole tile (what
+  // names without these fields, such as nvjet's, are modelled with).
+  int epilogue_tile_m = 0;
+  int epilogue_tile_n = 0;
+  int epilogue_stages = 0;
   bool reads_c = false;  // the epilogue reads C: D = alpha*A*B + beta*C with beta != 0
   std::string name;  // where it came from: kernel name, file, or "default"
 };

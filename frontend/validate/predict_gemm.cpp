@@ -2,6 +2,7 @@
 // the default rule); the row's order says how M, N, K map to the library's m, n, k.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -27,6 +28,47 @@ std::string category(const gemm::Request& r, const gemm::Schedule& s) {
 
 }  // namespace
 
+namespace {
+
+// Simulates the request as a measured repetition ran: L2 full of dirty lines from the flush
+// (docs/measurements.md) and the flush's idle gap before the next repetition.
+Prediction simulate_measured(const gemm::Request& req, const hw::GpuSpec& spec) {
+  Prediction p;
+  gemm::Resolved r;
+  try {
+    r = gemm::resolve(req, spec);
+  } catch (const InputError& e) {
+    p.skip_reason = e.what();
+    return p;
+  }
+  gemm::LoweredGemm lowered;
+  try {
+    lowered = gemm::lower_gemm(r.problem, r.schedule, spec);
+  } catch (const InputError& e) {
+    p.skip_reason = e.what();
+    return p;
+  }
+  graph::validate_tile_graph(lowered.graph, lowered.graph.name);
+  engine::SimOptions opts;
+  opts.l2_starts_dirty = true;
+  opts.repeat_gap = measurement_flush_gap(spec);
+  opts.critical_path = false;
+  p.predicted_us = to_us(engine::simulate(lowered.graph, spec, opts).latency);
+  p.ok = true;
+  p.category = category(req, lowered.schedule);
+  p.schedule = lowered.schedule.name;
+  return p;
+}
+
+std::optional<DType> row_dtype(const Row& row, Prediction& p) {
+  const std::string dtype = row.get("dtype").empty() ? "bf16" : row.get("dtype");
+  const auto t = parse_dtype(dtype);
+  if (!t) p.skip_reason = fmt::format("unknown dtype \"{}\"", dtype);
+  return t;
+}
+
+}  // namespace
+
 Prediction predict_gemm(const Row& row, const std::string& origin, const SpecLoader& specs) {
   Prediction p;
   gemm::Request req;
@@ -38,12 +80,8 @@ Prediction predict_gemm(const Row& row, const std::string& origin, const SpecLoa
   req.m = static_cast<std::int64_t>(*m);
   req.n = static_cast<std::int64_t>(*n);
   req.k = static_cast<std::int64_t>(*k);
-  const std::string dtype = row.get("dtype").empty() ? "bf16" : row.get("dtype");
-  const auto t = parse_dtype(dtype);
-  if (!t) {
-    p.skip_reason = fmt::format("unknown dtype \"{}\"", dtype);
-    return p;
-  }
+  const auto t = row_dtype(row, p);
+  if (!t) return p;
   req.dtype = *t;
   const std::string order = row.get("order").empty() ? "row" : row.get("order");
   if (order != "row" && order != "col") {
@@ -52,27 +90,35 @@ Prediction predict_gemm(const Row& row, const std::string& origin, const SpecLoa
   }
   req.row_major = order == "row";
   req.kernel = row.get("kernel");
-  const std::string gpu = row.get("gpu").empty() ? "h100" : row.get("gpu");
-  const hw::GpuSpec& spec = specs(gpu);
-  gemm::Resolved r;
-  try {
-    r = gemm::resolve(req, spec);
-  } catch (const InputError& e) {
-    p.skip_reason = e.what();
+  return simulate_measured(req, specs(row.get("gpu").empty() ? "h100" : row.get("gpu")));
+}
+
+// A `grouped_gemm` row: `experts` problems of M = `tokens_per_expert` (else M) by N by K. Grouped
+// kernels (CUTLASS ptr-array, torch._grouped_mm) tile the row-major problem as it is stated: the
+// kernel's m is the tokens, so no m/n swap whatever `order` says.
+Prediction predict_grouped_gemm(const Row& row, const std::string& origin, const SpecLoader& specs) {
+  Prediction p;
+  const auto e = row.number("experts", origin);
+  auto m = row.number("tokens_per_expert", origin);
+  if (!m) m = row.number("M", origin);
+  const auto n = row.number("N", origin), k = row.number("K", origin);
+  if (!e || !m || !n || !k || *e < 1) {
+    p.skip_reason = "grouped_gemm row without experts, tokens_per_expert (or M), N and K";
     return p;
   }
-  const auto lowered = gemm::lower_gemm(r.problem, r.schedule, spec);
-  graph::validate_tile_graph(lowered.graph, lowered.graph.name);
-  engine::SimOptions opts;
-  // docs/measurements.md: L2 is flushed before each repetition by writing a buffer larger than
-  // L2, so every measured run starts with L2 full of dirty lines.
-  opts.l2_starts_dirty = true;
-  opts.repeat_gap = measurement_flush_gap(spec);
-  opts.critical_path = false;
-  p.predicted_us = to_us(engine::simulate(lowered.graph, spec, opts).latency);
-  p.ok = true;
-  p.category = category(req, lowered.schedule);
-  p.schedule = lowered.schedule.name;
+  gemm::Request req;
+  req.m = static_cast<std::int64_t>(*m);
+  req.n = static_cast<std::int64_t>(*n);
+  req.k = static_cast<std::int64_t>(*k);
+  req.groups = static_cast<std::int64_t>(*e);
+  req.grouped = true;
+  const auto t = row_dtype(row, p);
+  if (!t) return p;
+  req.dtype = *t;
+  req.row_major = false;
+  req.kernel = row.get("kernel");
+  p = simulate_measured(req, specs(row.get("gpu").empty() ? "h100" : row.get("gpu")));
+  if (p.ok) p.category = req.m <= 64 ? "grouped_skinny" : "grouped";
   return p;
 }
 

@@ -25,6 +25,7 @@ std::vector<std::string> PredictorRegistry::ops() const {
 
 void register_builtin_predictors(PredictorRegistry& r) {
   r.add("gemm", predict_gemm);
+  r.add("grouped_gemm", predict_grouped_gemm);
   r.add("attention", predict_attention);
   r.add("elementwise", predict_elementwise);
 }

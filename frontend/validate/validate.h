@@ -44,6 +44,7 @@ void register_builtin_predictors(PredictorRegistry& r);
 using SystemLoader = std::function<const hw::SystemSpec&(const std::string& name)>;
 void register_multigpu_predictors(PredictorRegistry& r, SystemLoader systems);
 Prediction predict_gemm(const Row& row, const std::string& origin, const SpecLoader& specs);
+Prediction predict_grouped_gemm(const Row& row, const std::string& origin, const SpecLoader& specs);
 Prediction predict_attention(const Row& row, const std::string& origin, const SpecLoader& specs);
 // The idle gap a measured repetition sees between runs: the 256 MiB L2 flush of
 // docs/measurements.md written at the HBM's streaming rate, plus one launch. What the slow power

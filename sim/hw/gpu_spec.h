@@ -113,6 +113,9 @@ struct TmaSpec {
   // SMs fetch the kernel's tensor maps one after another after an L2 flush; optional in JSON
   // (tma.descriptor_serialisation), default 0.
   Duration descriptor_serialisation{0};
+  // A TMA-store epilogue's step per staged sub-tile: fence.proxy.async of the shared-memory writes,
+  // the consumer warpgroups' barrier and the store's issue; optional (tma.store_fence), default 0.
+  Cycles store_fence;
   bool operator==(const TmaSpec&) const = default;
 };
 

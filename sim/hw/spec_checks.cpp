@@ -177,6 +177,7 @@ void check_memory(const GpuSpec& spec, const ReadContext& ctx) {
     require_positive(ctx, "/tma/efficient_request", static_cast<double>(spec.tma.efficient_request.value));
     require_non_negative(ctx, "/tma/cta_setup", spec.tma.cta_setup.value);
     require_non_negative(ctx, "/tma/descriptor_serialisation", static_cast<double>(spec.tma.descriptor_serialisation.count()));
+    require_non_negative(ctx, "/tma/store_fence", spec.tma.store_fence.value);
   }
 
   require_non_negative(ctx, "/launch/kernel_overhead", static_cast<double>(spec.launch.kernel_overhead.count()));

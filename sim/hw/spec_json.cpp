@@ -130,6 +130,7 @@ TmaSpec read_tma(const ObjectReader& r) {
   t.efficient_request = r.bytes("efficient_request");
   if (r.has("cta_setup")) t.cta_setup = r.cycles("cta_setup");
   if (r.has("descriptor_serialisation")) t.descriptor_serialisation = r.duration("descriptor_serialisation");
+  if (r.has("store_fence")) t.store_fence = r.cycles("store_fence");
   return t;
 }
 
@@ -163,7 +164,8 @@ GpuSpec read_document(const nlohmann::json& doc, ReadContext& ctx) {
   spec.hbm = read_hbm(top.section("hbm", {"capacity", "bandwidth", "efficiency", "latency"}));
   // The TMA arrived with sm90: required from there on, optional (and normally absent) before.
   if (top.has("tma") || spec.compute_capability >= 90) {
-    spec.tma = read_tma(top.section("tma", {"issue_latency", "efficient_request", "cta_setup", "descriptor_serialisation"}));
+    spec.tma = read_tma(top.section("tma", {"issue_latency", "efficient_request", "cta_setup", "descriptor_serialisation",
+                                                  "store_fence"}));
   }
   spec.launch = read_launch(top.section("launch", {"kernel_overhead", "queued_kernel_gap", "graph_kernel_overhead", "cta_launch"}));
   if (top.has("notes")) spec.notes = top.text("notes");

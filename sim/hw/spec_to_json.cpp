@@ -111,6 +111,7 @@ nlohmann::json to_json(const GpuSpec& s) {
     if (s.tma.descriptor_serialisation.count() != 0) {
       w.set("tma", "descriptor_serialisation", format_duration(s.tma.descriptor_serialisation));
     }
+    if (s.tma.store_fence.value != 0) w.set("tma", "store_fence", format_cycles(s.tma.store_fence));
   }
 
   w.set("launch", "kernel_overhead", format_duration(s.launch.kernel_overhead));

@@ -12,6 +12,14 @@
 //                    GEMM, as in gemm_sweep, 5 s
 //   gemm_tf32        cuBLASLt 8192^3 fp32 TN with TF32 tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32,
 //                    fp32 out), 5 s
+// Power phases, 3 s each (what HBM traffic costs in power, and the clock of gemm_sweep's
+// flushed small GEMMs):
+//   memset_only         256 MiB cudaMemsetAsync back to back (the L2 flush alone)
+//   memset_gemm_skinny  memset + bf16 GEMM m=4096 n=16 k=4096 (cuBLAS view), as gemm_sweep runs it
+//   memset_gemm_tiny    memset + bf16 256^3;  memset_gemm_2048 / _4096: memset + 2048^3 / 4096^3
+//   read_kernel         int4 loads over 2 GiB, no stores (HBM reads only)
+//   write_kernel        int4 stores over 2 GiB (HBM writes only)
+//   copy_kernel_33sm    the copy kernel on 33 SMs (a quarter of the chip: less bandwidth)
 // The work is enqueued in chunks of 5 items with a CUDA event after each chunk (at most 2
 // chunks queued ahead), so the chunk events give the achieved throughput on the GPU's own
 // time axis from the phase's start event.
@@ -50,6 +58,23 @@ __global__ void copy_kernel(const int4* __restrict__ s, int4* __restrict__ d, si
   for (; i < n; i += stride) d[i] = s[i];
 }
 
+// Reads n int4 and writes nothing (unless the xor of everything hits a magic value): HBM reads only.
+__global__ void read_kernel(const int4* __restrict__ s, int* __restrict__ sink, size_t n) {
+  size_t stride = (size_t)gridDim.x * blockDim.x;
+  int acc = 0;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride) {
+    int4 a = s[i];
+    acc ^= a.x ^ a.y ^ a.z ^ a.w;
+  }
+  if (acc == 0x5a5a1234) sink[0] = acc;
+}
+
+// Writes n int4: HBM writes only (as a memset, but from our own kernel).
+__global__ void write_kernel(int4* __restrict__ d, size_t n, int v) {
+  size_t stride = (size_t)gridDim.x * blockDim.x;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += stride) d[i] = make_int4(v, v, v, v);
+}
+
 struct Gemm {
   cublasLtHandle_t lt;
   cublasLtMatmulDesc_t op;
@@ -65,7 +90,8 @@ struct Gemm {
 
 enum class GemmType { bf16, fp8, tf32 };
 
-static Gemm make_gemm(cublasLtHandle_t lt, GemmType type, long n, float* one, void* ws) {
+// C[m, n] = A^T B (cuBLAS column-major view, TN), A k x m, B k x n.
+static Gemm make_gemm(cublasLtHandle_t lt, GemmType type, long m, long n, long k, float* one, void* ws) {
   Gemm g{};
   g.lt = lt;
   g.ws = ws;
@@ -80,22 +106,22 @@ static Gemm make_gemm(cublasLtHandle_t lt, GemmType type, long n, float* one, vo
     CKBLAS(cublasLtMatmulDescSetAttribute(g.op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &one, sizeof one));
     CKBLAS(cublasLtMatmulDescSetAttribute(g.op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &one, sizeof one));
   }
-  CKBLAS(cublasLtMatrixLayoutCreate(&g.la, ab, n, n, n));
-  CKBLAS(cublasLtMatrixLayoutCreate(&g.lb, ab, n, n, n));
-  CKBLAS(cublasLtMatrixLayoutCreate(&g.lc, cd, n, n, n));
+  CKBLAS(cublasLtMatrixLayoutCreate(&g.la, ab, k, m, k));
+  CKBLAS(cublasLtMatrixLayoutCreate(&g.lb, ab, k, n, k));
+  CKBLAS(cublasLtMatrixLayoutCreate(&g.lc, cd, m, n, m));
   size_t eb = fp8 ? 1 : tf32 ? 4 : 2;
-  CK(cudaMalloc(&g.A, n * n * eb));
-  CK(cudaMalloc(&g.B, n * n * eb));
-  CK(cudaMalloc(&g.C, n * n * (tf32 ? 4 : 2)));
+  CK(cudaMalloc(&g.A, k * m * eb));
+  CK(cudaMalloc(&g.B, k * n * eb));
+  CK(cudaMalloc(&g.C, m * n * (tf32 ? 4 : 2)));
   if (tf32) {
-    fill_random((float*)g.A, n * n, 11);
-    fill_random((float*)g.B, n * n, 12);
+    fill_random((float*)g.A, k * m, 11);
+    fill_random((float*)g.B, k * n, 12);
   } else if (fp8) {
-    fill_random((__nv_fp8_e4m3*)g.A, n * n, 11);
-    fill_random((__nv_fp8_e4m3*)g.B, n * n, 12);
+    fill_random((__nv_fp8_e4m3*)g.A, k * m, 11);
+    fill_random((__nv_fp8_e4m3*)g.B, k * n, 12);
   } else {
-    fill_random((__nv_bfloat16*)g.A, n * n, 11);
-    fill_random((__nv_bfloat16*)g.B, n * n, 12);
+    fill_random((__nv_bfloat16*)g.A, k * m, 11);
+    fill_random((__nv_bfloat16*)g.B, k * n, 12);
   }
   cublasLtMatmulPreference_t pref;
   CKBLAS(cublasLtMatmulPreferenceCreate(&pref));
@@ -137,9 +163,14 @@ int main(int argc, char** argv) {
   void* ws;
   CK(cudaMalloc(&ws, 32ull << 20));
   const long n = 8192;
-  Gemm gb = make_gemm(lt, GemmType::bf16, n, one, ws);
-  Gemm g8 = make_gemm(lt, GemmType::fp8, n, one, ws);
-  Gemm gt = make_gemm(lt, GemmType::tf32, n, one, ws);
+  Gemm gb = make_gemm(lt, GemmType::bf16, n, n, n, one, ws);
+  Gemm g8 = make_gemm(lt, GemmType::fp8, n, n, n, one, ws);
+  Gemm gt = make_gemm(lt, GemmType::tf32, n, n, n, one, ws);
+  // the flushed small GEMMs of the power phases (cuBLAS m = weight rows, n = tokens)
+  Gemm g_skinny = make_gemm(lt, GemmType::bf16, 4096, 16, 4096, one, ws);
+  Gemm g_tiny = make_gemm(lt, GemmType::bf16, 256, 256, 256, one, ws);
+  Gemm g_2048 = make_gemm(lt, GemmType::bf16, 2048, 2048, 2048, one, ws);
+  Gemm g_4096 = make_gemm(lt, GemmType::bf16, 4096, 4096, 4096, one, ws);
   const std::string only = argc > 3 ? argv[3] : "";
   auto wanted = [&](const char* name) {
     if (only.empty()) return true;
@@ -157,7 +188,8 @@ int main(int argc, char** argv) {
   cudaStream_t s;
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   // short warm-up of every workload (module load, heuristics) before the first idle gap
-  gb.run(s); g8.run(s); gt.run(s); copy_kernel<<<prop.multiProcessorCount * 8, 256, 0, s>>>(cs, cd, CB / 16);
+  gb.run(s); g8.run(s); gt.run(s); g_skinny.run(s); g_tiny.run(s); g_2048.run(s); g_4096.run(s);
+  copy_kernel<<<prop.multiProcessorCount * 8, 256, 0, s>>>(cs, cd, CB / 16);
   CK(cudaStreamSynchronize(s));
   CKLAUNCH();
 
@@ -182,14 +214,26 @@ int main(int argc, char** argv) {
   cudaEvent_t ev_start;
   CK(cudaEventCreate(&ev_start));
 
-  struct Phase { const char* name; int kind; double secs; double work; const char* unit; const char* what; };
+  struct Phase { const char* name; int kind; double secs; double work; const char* unit; const char* what; double scale = 1e12; };
   const double gflop = 2.0 * n * n * n;
+  int* sink;
+  CK(cudaMalloc(&sink, 4));
   const Phase phases[] = {
       {"gemm_bf16", 0, 5.0, gflop, "TFLOP/s", "cuBLASLt 8192^3 bf16 TN back to back"},
       {"gemm_fp8", 1, 5.0, gflop, "TFLOP/s", "cuBLASLt 8192^3 fp8_e4m3 TN (bf16 out) back to back"},
       {"copy_kernel", 2, 4.0, 2.0 * CB, "GB/s", "int4 copy kernel over 2 GiB back to back (bytes read+written)"},
       {"gemm_bf16_flush", 3, 5.0, gflop, "TFLOP/s", "cuBLASLt 8192^3 bf16 TN with a 256 MiB memset (L2 flush) before each GEMM"},
       {"gemm_tf32", 4, 5.0, gflop, "TFLOP/s", "cuBLASLt 8192^3 fp32 TN with TF32 tensor cores (fp32 out) back to back"},
+      // power phases: what HBM traffic and an L2 flush cost in power, and the clock the flushed
+      // small GEMMs of gemm_sweep run at
+      {"memset_only", 5, 3.0, (double)FLUSH, "GB/s", "256 MiB cudaMemsetAsync back to back", 1e9},
+      {"memset_gemm_skinny", 6, 3.0, 1.0, "reps/ms", "256 MiB memset + cuBLASLt bf16 GEMM m=4096 n=16 k=4096 TN, back to back", 1e3},
+      {"memset_gemm_tiny", 7, 3.0, 1.0, "reps/ms", "256 MiB memset + cuBLASLt bf16 GEMM 256^3 TN, back to back", 1e3},
+      {"memset_gemm_2048", 8, 3.0, 1.0, "reps/ms", "256 MiB memset + cuBLASLt bf16 GEMM 2048^3 TN, back to back", 1e3},
+      {"memset_gemm_4096", 9, 3.0, 1.0, "reps/ms", "256 MiB memset + cuBLASLt bf16 GEMM 4096^3 TN, back to back", 1e3},
+      {"read_kernel", 10, 3.0, (double)CB, "GB/s", "int4 read-only kernel over 2 GiB back to back (bytes read)", 1e9},
+      {"write_kernel", 11, 3.0, (double)CB, "GB/s", "int4 store-only kernel over 2 GiB back to back (bytes written)", 1e9},
+      {"copy_kernel_33sm", 12, 3.0, 2.0 * CB, "GB/s", "int4 copy kernel over 2 GiB on 33 SMs (8 CTAs each) back to back (bytes read+written)", 1e9},
   };
 
   // idle baseline
@@ -230,6 +274,14 @@ int main(int argc, char** argv) {
           case 2: copy_kernel<<<prop.multiProcessorCount * 8, 256, 0, s>>>(cs, cd, CB / 16); break;
           case 3: CK(cudaMemsetAsync(flush, i, FLUSH, s)); gb.run(s); break;
           case 4: gt.run(s); break;
+          case 5: CK(cudaMemsetAsync(flush, i, FLUSH, s)); break;
+          case 6: CK(cudaMemsetAsync(flush, i, FLUSH, s)); g_skinny.run(s); break;
+          case 7: CK(cudaMemsetAsync(flush, i, FLUSH, s)); g_tiny.run(s); break;
+          case 8: CK(cudaMemsetAsync(flush, i, FLUSH, s)); g_2048.run(s); break;
+          case 9: CK(cudaMemsetAsync(flush, i, FLUSH, s)); g_4096.run(s); break;
+          case 10: read_kernel<<<prop.multiProcessorCount * 8, 256, 0, s>>>(cs, sink, CB / 16); break;
+          case 11: write_kernel<<<prop.multiProcessorCount * 8, 256, 0, s>>>(cd, CB / 16, i); break;
+          case 12: copy_kernel<<<33 * 8, 256, 0, s>>>(cs, cd, CB / 16); break;
         }
       }
       CK(cudaEventRecord(ev[nchunks++], s));
@@ -249,7 +301,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < nchunks; ++i) {
       float t;
       CK(cudaEventElapsedTime(&t, ev_start, ev[i]));
-      double v = CHUNK * ph.work / ((t - prev) * 1e-3) / (ph.kind == 2 ? 1e9 : 1e12);
+      double v = CHUNK * ph.work / ((t - prev) * 1e-3) / (ph.kind == 2 ? 1e9 : ph.scale);
       thr.push_back({t, v});
       prev = t;
     }

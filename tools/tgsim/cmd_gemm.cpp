@@ -27,6 +27,10 @@ void add_gemm_options(CLI::App& cmd, GemmArgs& a) {
   cmd.add_option("--m", a.req.m, "Rows of C (tokens, in the row-major view)")->required()->check(CLI::PositiveNumber);
   cmd.add_option("--n", a.req.n, "Columns of C")->required()->check(CLI::PositiveNumber);
   cmd.add_option("--k", a.req.k, "Reduction dimension")->required()->check(CLI::PositiveNumber);
+  cmd.add_option("--groups", a.req.groups,
+                 "Grouped GEMM (MoE experts): this many problems of M x N x K, each with its own weights, in one launch")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd.add_option("--dtype", a.dtype, "Input type: fp32, tf32, fp16, bf16, fp8_e4m3, fp8_e5m2")->capture_default_str();
   cmd.add_option("--out-dtype", a.out_dtype, "Output type (default: the library's choice for --dtype)");
   cmd.add_option("--order", a.order,
@@ -54,6 +58,7 @@ nlohmann::json describe(const GemmArgs& a, const gemm::Resolved& r) {
           {"M", a.req.m},
           {"N", a.req.n},
           {"K", a.req.k},
+          {"groups", a.req.groups},
           {"order", a.order},
           {"dtype", to_string(r.problem.a_type)},
           {"out_dtype", to_string(r.problem.c_type)},
@@ -113,7 +118,8 @@ void register_gemm(CLI::App& app, const Context& ctx) {
     const auto lowered = gemm::lower_gemm(r.problem, r.schedule, spec);
     r.schedule = lowered.schedule;
     r.notes.insert(r.notes.end(), lowered.notes.begin(), lowered.notes.end());
-    const std::string preface = fmt::format("GEMM {}x{}x{} {} ({} order; library m,n,k = {},{},{})\nschedule     {} ({})\n",
+    const std::string preface = fmt::format("GEMM {}{}x{}x{} {} ({} order; library m,n,k = {},{},{})\nschedule     {} ({})\n",
+                                            r.problem.groups > 1 ? fmt::format("{} groups x ", r.problem.groups) : "",
                                             o->gemm.req.m, o->gemm.req.n, o->gemm.req.k, o->gemm.dtype, o->gemm.order,
                                             r.problem.m, r.problem.n, r.problem.k, r.schedule.name, r.schedule_source);
     const auto res = simulate_and_report(lowered.graph, spec, o->gpu, o->out, describe(o->gemm, r), preface);

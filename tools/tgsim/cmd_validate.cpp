@@ -24,6 +24,10 @@ namespace {
 // The row's problem in a few characters, for the worst-rows list.
 std::string shape_of(const validate::Row& row, const std::string& op) {
   if (op == "gemm") return fmt::format("{}x{}x{}", row.get("M"), row.get("N"), row.get("K"));
+  if (op == "grouped_gemm") {
+    const std::string m = row.get("tokens_per_expert").empty() ? row.get("M") : row.get("tokens_per_expert");
+    return fmt::format("{} x {}x{}x{}", row.get("experts"), m, row.get("N"), row.get("K"));
+  }
   if (op == "attention")
     return fmt::format("b{} h{}/{} {}x{} d{}{}", row.get("batch"), row.get("heads"), row.get("heads_kv"), row.get("seq_q"),
                        row.get("seq_kv"), row.get("head_dim"), row.get("causal") == "1" ? " causal" : "");
@@ -65,13 +69,13 @@ std::string python() {
 
 void print_text(const validate::Report& rep, const std::string& file) {
   auto line = [](const std::string& name, const validate::Stats& s) {
-    return fmt::format("  {:<10} {:>5} {:>5} {:>8.2f} {:>8.2f} {:>8.4f} {:>7} {:>9.2f} {:>9.2f}\n", name, s.simulated,
+    return fmt::format("  {:<14} {:>5} {:>5} {:>8.2f} {:>8.2f} {:>8.4f} {:>7} {:>9.2f} {:>9.2f}\n", name, s.simulated,
                        s.skipped, s.mape_pct, s.max_ape_pct, s.pearson_r, s.rows_over_10us, s.mape_over_10us_pct,
                        s.max_ape_over_10us_pct);
   };
   std::cout << fmt::format("validation of {}: {} rows, {} simulated, {} skipped\n\n", file, rep.all.rows,
                            rep.all.simulated, rep.all.skipped);
-  const std::string header = fmt::format("  {:<10} {:>5} {:>5} {:>8} {:>8} {:>8} {:>7} {:>9} {:>9}\n", "", "sim", "skip",
+  const std::string header = fmt::format("  {:<14} {:>5} {:>5} {:>8} {:>8} {:>8} {:>7} {:>9} {:>9}\n", "", "sim", "skip",
                                          "MAPE%", "max%", "r", ">10us", "MAPE>10", "max>10");
   std::cout << "by op\n" << header;
   for (const auto& [op, s] : rep.by_op) std::cout << line(op, s);
@@ -93,9 +97,12 @@ void print_text(const validate::Report& rep, const std::string& file) {
   if (!worst.empty()) std::cout << "\nlargest errors (line: op dtype shape measured -> predicted us)\n";
   for (std::size_t i = 0; i < std::min<std::size_t>(8, worst.size()); ++i) {
     const auto* r = worst[i];
+    // a mangled CUTLASS name runs to a thousand characters: its head says enough
+    const std::string& sched = r->prediction.schedule;
+    const std::string shown = sched.size() > 110 ? sched.substr(0, 100) + "..." : sched;
     std::cout << fmt::format("  {:>4}: {} {} {} {:.2f} -> {:.2f} ({:+.1f}%)  {}\n", r->row->line, r->op, r->row->get("dtype"),
                              shape_of(*r->row, r->op), r->measured_us, r->prediction.predicted_us,
-                             (r->prediction.predicted_us - r->measured_us) / r->measured_us * 100, r->prediction.schedule);
+                             (r->prediction.predicted_us - r->measured_us) / r->measured_us * 100, shown);
   }
 }
 

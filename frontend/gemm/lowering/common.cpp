@@ -1,5 +1,6 @@
 #include "frontend/gemm/lowering/common.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -9,10 +10,12 @@ namespace tgsim::gemm {
 
 void declare_tensors(graph::Kernel& k, const Problem& p, const Plan& plan) {
   auto bytes = [](double x) { return Bytes{static_cast<std::int64_t>(x)}; };
+  // A grouped GEMM's groups sit side by side: A and C stacked along m, B along n.
+  const double g = static_cast<double>(std::max<std::int64_t>(1, p.groups));
   const double m = static_cast<double>(p.m), n = static_cast<double>(p.n), kk = static_cast<double>(p.k);
-  k.tensors = {{"A", bytes(m * kk * element_bytes(p.a_type))},
-               {"B", bytes(kk * n * element_bytes(p.b_type))},
-               {"C", bytes(m * n * element_bytes(p.c_type))},
+  k.tensors = {{"A", bytes(g * m * kk * element_bytes(p.a_type))},
+               {"B", bytes(g * kk * n * element_bytes(p.b_type))},
+               {"C", bytes(g * m * n * element_bytes(p.c_type))},
                {"workspace", bytes(plan.splits > 1 ? m * n * 4.0 * plan.splits : 0)}};
 }
 
@@ -21,8 +24,12 @@ void fill_grid(graph::Kernel& k, const Plan& plan, const TemplateMaker& make_tem
   for (const auto& items : plan.ctas) {
     const int n = static_cast<int>(items.size());
     std::vector<std::int64_t> shape;
+    std::int64_t group = 0;
     for (const auto& w : items) {
-      shape.insert(shape.end(), {w.k_iters, static_cast<std::int64_t>(w.fixup), w.fixup == Fixup::own ? w.tile_id : -1});
+      // grouped kernels: how many groups the scheduler stepped over to reach this tile
+      shape.insert(shape.end(), {w.k_iters, static_cast<std::int64_t>(w.fixup), w.fixup == Fixup::own ? w.tile_id : -1,
+                                 w.group - group});
+      group = w.group;
       shape.insert(shape.end(), w.peers.begin(), w.peers.end());
     }
     auto [it, inserted] = template_for_shape.try_emplace(shape, static_cast<int>(k.templates.size()));

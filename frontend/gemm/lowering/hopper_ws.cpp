@@ -73,9 +73,33 @@ graph::CtaTemplate build_ws_template(const Problem& p, const Schedule& s, const 
   std::vector<int> last_mma(static_cast<std::size_t>(items), -1);
   std::vector<int> acc_free(static_cast<std::size_t>(items), -1);  // node after which the tile's accumulators are free
   std::vector<int> store_of(static_cast<std::size_t>(items), -1);
+  std::vector<int> staged_reads;  // sub-tiled epilogue: smem read-outs in order (buffer ring)
+  std::vector<int> prev_loads;  // the previous tile's loads (the producer reaches the next tile after issuing them)
+  std::int64_t group = 0;
   for (int j = 0; j < items; ++j) {
     const int role = pingpong ? consumers[static_cast<std::size_t>(j) % consumers.size()] : consumers[0];
     const WorkItem& w = work[static_cast<std::size_t>(j)];
+    // A grouped kernel's tile scheduler walks the groups' problem sizes: one dependent L2 read per
+    // group it steps over, and one for the new group's problem (its tensor-map rewrite was
+    // not measurable on top of that: traces/h200/grouped_gemm_calib.csv, docs/model.md).
+    int gate = -1;
+    if (s.grouped && (j == 0 || w.group != group)) {
+      const double cycles = static_cast<double>(w.group - (j == 0 ? 0 : group) + 1) * v.group_scan_cycles;
+      gate = b.add(frontend::delay_node(fmt::format("group{}", j), producer, cycles));
+      for (int l : prev_loads) b.order(l, gate);
+    }
+    // The consumers walk the same groups (their copy of the scheduler) after their previous
+    // tile's epilogue, before this tile's first MMA.
+    int consumer_gate = -1;
+    if (gate >= 0) {
+      const double cycles = static_cast<double>(w.group - (j == 0 ? 0 : group) + 1) * v.group_scan_cycles;
+      consumer_gate = b.add(frontend::delay_node(fmt::format("cgroup{}", j), role, cycles));
+      const int before_tile = pingpong ? (j >= wgs ? store_of[static_cast<std::size_t>(j - wgs)] : -1)
+                                       : (j > 0 ? store_of[static_cast<std::size_t>(j - 1)] : -1);
+      if (before_tile >= 0) b.order(before_tile, consumer_gate);
+    }
+    group = w.group;
+    prev_loads.clear();
     int prev = -1;
     for (std::int64_t k = 0; k < w.k_iters; ++k) {
       const std::string sfx = fmt::format("{}_{}", j, k);
@@ -83,6 +107,11 @@ graph::CtaTemplate build_ws_template(const Problem& p, const Schedule& s, const 
                                        {item_param(j, p_tile_m), item_param(j, p_k_base, k), item_param(j, p_rank_n)}, mc_a));
       const int lb = b.add(memory_node("ldB" + sfx, NodeKind::load, MemEngine::tma, producer, b_bytes, t_b,
                                        {item_param(j, p_tile_n), item_param(j, p_k_base, k), item_param(j, p_rank_m)}, mc_b));
+      if (gate >= 0) {
+        b.order(gate, la);
+        b.order(gate, lb);
+      }
+      if (k == w.k_iters - 1) prev_loads = {la, lb};
       const int mma = b.add(mma_node("mma" + sfx, role, v.inst, p.a_type, {64, n_inst, k_inst}, mma_count));
       b.edge(la, mma);
       b.edge(lb, mma);
@@ -100,6 +129,7 @@ graph::CtaTemplate build_ws_template(const Problem& p, const Schedule& s, const 
         const int reuse = j - v.accumulator_buffers * (pingpong ? wgs : 1);
         if (reuse >= 0) b.order(acc_free[static_cast<std::size_t>(reuse)], mma);
         if (pingpong && j > 0) b.order(last_mma[static_cast<std::size_t>(j - 1)], mma);
+        if (consumer_gate >= 0) b.order(consumer_gate, mma);
       }
       prev = mma;
     }
@@ -151,19 +181,49 @@ graph::CtaTemplate build_ws_template(const Problem& p, const Schedule& s, const 
       b.edge(prev, lc, EdgeKind::order);
       before = lc;
     }
-    const int cvt = b.add(simt_node(fmt::format("cvt{}", j), role, epilogue_ops_per_element(s.epilogue) * c_elems / consumer_threads,
-                                          consumer_threads));
-    b.edge(before, cvt);
-    const double out_bytes = split ? c_elems * 4.0 : c_elems * element_bytes(p.c_type);
-    const int st_smem = b.add(smem_node(fmt::format("stsm{}", j), role, out_bytes));
-    b.edge(cvt, st_smem);
-    if (j > 0) b.order(store_of[static_cast<std::size_t>(j - 1)], st_smem);  // staging buffer reused
-    acc_free[static_cast<std::size_t>(j)] = v.accumulators_free_after_convert ? cvt : st_smem;
-    const int st = split ? b.add(memory_node(fmt::format("stW{}", j), NodeKind::store, MemEngine::tma, role, out_bytes,
-                                             t_workspace, {item_param(j, p_tile_m), item_param(j, p_tile_n), item_param(j, p_split)}))
-                         : b.add(memory_node(fmt::format("stC{}", j), NodeKind::store, MemEngine::tma, role, out_bytes,
-                                             t_c, {item_param(j, p_tile_m), item_param(j, p_tile_n), {}}));
-    b.edge(st_smem, st);
+    const double out_elem_bytes = split ? 4.0 : element_bytes(p.c_type);
+    const auto store_node = [&](const std::string& sfx, double bytes) {
+      return split ? b.add(memory_node("stW" + sfx, NodeKind::store, MemEngine::tma, role, bytes, t_workspace,
+                                       {item_param(j, p_tile_m), item_param(j, p_tile_n), item_param(j, p_split)}))
+                   : b.add(memory_node("stC" + sfx, NodeKind::store, MemEngine::tma, role, bytes, t_c,
+                                       {item_param(j, p_tile_m), item_param(j, p_tile_n), {}}));
+    };
+    // Sub-tiles of the TMA epilogue, when the schedule names them: convert, stage in shared
+    // memory once the TMA engine has read out the sub-tile `epilogue_stages` back (that buffer's
+    // bulk-group read wait), TMA-store. Otherwise one convert / stage / store of the whole tile,
+    // its buffer reused after the previous tile's store.
+    const bool subtiled = s.epilogue_tile_m > 0 && s.epilogue_tile_n > 0 && s.epilogue_stages > 0;
+    const int subs = subtiled ? ((s.tile.m + s.epilogue_tile_m - 1) / s.epilogue_tile_m) *
+                                    ((s.tile.n + s.epilogue_tile_n - 1) / s.epilogue_tile_n)
+                              : 1;
+    const double sub_elems = c_elems / subs;
+    int cvt = before, st = -1;
+    for (int q = 0; q < subs; ++q) {
+      const std::string sfx = subs == 1 ? fmt::format("{}", j) : fmt::format("{}_{}", j, q);
+      const int c = b.add(simt_node("cvt" + sfx, role, epilogue_ops_per_element(s.epilogue) * sub_elems / consumer_threads,
+                                    consumer_threads));
+      b.edge(cvt, c);
+      cvt = c;
+      const int st_smem = b.add(smem_node("stsm" + sfx, role, sub_elems * out_elem_bytes));
+      b.edge(cvt, st_smem);
+      st = store_node(sfx, sub_elems * out_elem_bytes);
+      if (subtiled) {
+        const auto ring = static_cast<std::size_t>(s.epilogue_stages);
+        if (staged_reads.size() >= ring) b.order(staged_reads[staged_reads.size() - ring], st_smem);
+        // fence + barrier + issue; the next sub-tile's convert follows it (the same threads)
+        const int fence = b.add(frontend::delay_node("fence" + sfx, role, v.store_fence_cycles));
+        b.edge(st_smem, fence);
+        cvt = fence;
+        const int rd = b.add(smem_node("rdsm" + sfx, role, sub_elems * out_elem_bytes));  // the TMA engine reads it out
+        b.edge(fence, rd);
+        b.edge(rd, st);
+        staged_reads.push_back(rd);
+      } else {
+        if (j > 0) b.order(store_of[static_cast<std::size_t>(j - 1)], st_smem);  // staging buffer reused
+        b.edge(st_smem, st);
+      }
+      if (q == subs - 1) acc_free[static_cast<std::size_t>(j)] = v.accumulators_free_after_convert ? cvt : st_smem;
+    }
     store_of[static_cast<std::size_t>(j)] = st;
   }
   return b.take();
@@ -193,7 +253,7 @@ class HopperLowering final : public KernelLowering {
     k.cta.registers_per_thread = 65536 / k.cta.threads / 8 * 8;
     k.cta.shared_memory = Bytes{ws_shared_memory(p, s, spec)};
     k.cta.cluster = {plan.cluster_m * plan.cluster_n, 1, 1};
-    const WsVariant v{TensorInst::wgmma, 1, false};
+    const WsVariant v{TensorInst::wgmma, 1, false, spec.tma.store_fence.value, spec.l2.hit_latency.value};
     fill_grid(k, plan, [&](const std::vector<WorkItem>& items) { return build_ws_template(p, s, plan, v, items); });
     return k;
   }

@@ -9,6 +9,8 @@ struct WsVariant {
   TensorInst inst = TensorInst::wgmma;
   int accumulator_buffers = 1;                // Blackwell: 2 TMEM buffers let the next tile start early
   bool accumulators_free_after_convert = false;  // TMEM read done once converted
+  double store_fence_cycles = 0;        // per staged epilogue sub-tile (tma.store_fence)
+  double group_scan_cycles = 0;         // grouped kernels: per group the tile scheduler steps over (one dependent L2 read)
 };
 
 std::int64_t ws_shared_memory(const Problem& p, const Schedule& s, const hw::GpuSpec& spec);

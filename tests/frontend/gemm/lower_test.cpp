@@ -157,6 +157,78 @@ TEST(GemmLowering, MoreStagesNeverSlowerForALargeGemm) {
   }
 }
 
+// ---------------------------------------------------------------- grouped GEMMs
+
+Problem grouped(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t groups) {
+  Problem p{m, n, k, 1, DType::bf16, DType::bf16, DType::bf16};
+  p.groups = groups;
+  return p;
+}
+
+TEST(GroupedGemm, EachGroupHasItsOwnTilesAndTheSchedulerWalksThemInOrder) {
+  const auto spec = gpu("h200");
+  const Problem p = grouped(16, 512, 256, 3);
+  const Schedule s = default_schedule(p, spec);  // torch's rule: M <= 128 -> ping-pong 64x128x128, cluster 2x1
+  EXPECT_TRUE(s.grouped && s.grouped_setup);
+  EXPECT_EQ(s.tile, (TileShape{64, 128, 128}));
+  const Plan plan = make_plan(p, s, spec, 1);
+  EXPECT_EQ(plan.tiles_m, 3);   // one m tile per group
+  EXPECT_EQ(plan.tiles_n, 12);  // four n tiles per group
+  ASSERT_EQ(plan.ctas.size(), 24u);  // 12 cluster blocks of 2 CTAs, one round
+  std::int64_t last_group = 0;
+  for (std::size_t c = 0; c < plan.ctas.size(); c += 2) {
+    ASSERT_EQ(plan.ctas[c].size(), 1u);
+    const WorkItem& w = plan.ctas[c][0];
+    EXPECT_GE(w.group, last_group);  // groups handed out one after another
+    last_group = w.group;
+    EXPECT_EQ(w.tile_m, w.group);  // the second CTA of the cluster hangs over the edge: clamped
+    EXPECT_EQ(plan.ctas[c + 1][0].tile_m, w.group);
+    EXPECT_GE(w.tile_n, 4 * w.group);  // B tiles of its own group only
+    EXPECT_LT(w.tile_n, 4 * w.group + 4);
+  }
+}
+
+TEST(GroupedGemm, SplitKIsRefused) {
+  const auto spec = gpu("h200");
+  Schedule s = hopper(128, 128, 4);
+  s.split_k = 2;
+  EXPECT_THROW(make_plan(grouped(256, 256, 4096, 4), s, spec, 1), InputError);
+}
+
+TEST(GroupedGemm, SetupKernelRunsFirstAndTheEpilogueStoresSubTiles) {
+  const auto spec = gpu("h200");
+  const Problem p = grouped(128, 1024, 512, 4);
+  const auto l = lower_gemm(p, default_schedule(p, spec), spec);
+  ASSERT_EQ(l.graph.kernels.size(), 2u);
+  EXPECT_EQ(l.graph.kernels[0].name, "prepare_grouped_gemm_data");
+  EXPECT_EQ(l.graph.kernels[0].cta_count(), 1);
+  // 4 groups x 2 m tiles x 8 n tiles; each 64x128 tile stored as four 64x32 sub-tiles
+  EXPECT_EQ(count_kind(l.graph.kernels[1], graph::NodeKind::store), 4 * 2 * 8 * 4);
+  EXPECT_NO_THROW(graph::validate_tile_graph(l.graph, "lowered"));
+}
+
+TEST(GroupedGemm, MoreGroupsOfTheSameShapeNeverFaster) {
+  const auto spec = gpu("h200");
+  double prev = 0;
+  for (std::int64_t e : {1, 2, 4, 8, 16}) {
+    const Problem p = grouped(64, 2048, 2048, e);
+    const double t = to_us(engine::simulate(lower_gemm(p, default_schedule(p, spec, true), spec).graph, spec).latency);
+    EXPECT_GE(t, prev * 0.999) << e << " groups";
+    prev = t;
+  }
+}
+
+TEST(GroupedGemm, GroupWalkCostsShowWhenGroupsAreSmall) {
+  // The same tiles and FLOPs split into more, smaller groups: each CTA's scheduler steps over more
+  // groups between its tiles (one dependent L2 read each), so it cannot get faster.
+  const auto spec = gpu("h200");
+  const auto time = [&](std::int64_t groups) {
+    const Problem p = grouped(16384 / groups, 2048, 512, groups);
+    return to_us(engine::simulate(lower_gemm(p, default_schedule(p, spec, true), spec).graph, spec).latency);
+  };
+  EXPECT_GT(time(64), time(1));
+}
+
 TEST(ScheduleJson, RoundTripAndErrors) {
   Schedule s = hopper(128, 256, 4);
   s.cluster = {2, 1};
