@@ -14,7 +14,10 @@ namespace tgsim::gemm {
 Resolved resolve(const Request& r, const hw::GpuSpec& spec) {
   Resolved out;
   const DType out_type = r.out_dtype.value_or(default_output_type(r.dtype));
-  out.problem = r.row_major ? from_row_major(r.m, r.n, r.k, r.dtype, out_type) : Problem{r.m, r.n, r.k, 1, r.dtype, r.dtype, out_type};
+  // Grouped kernels (CUTLASS pointer-array, torch._grouped_mm) tile the row-major problem as it is
+  // stated (m = tokens per group): no swap to a column-major library's view.
+  const bool swap = r.row_major && !(r.grouped || r.groups > 1);
+  out.problem = swap ? from_row_major(r.m, r.n, r.k, r.dtype, out_type) : Problem{r.m, r.n, r.k, 1, r.dtype, r.dtype, out_type};
   out.problem.groups = std::max<std::int64_t>(1, r.groups);
   if (!r.kernel.empty() && !r.schedule_file.empty())
     throw InputError("--kernel and --schedule both given: pick one way to state the schedule");
