@@ -86,13 +86,21 @@ Schedule parse_schedule(const nlohmann::json& j, std::string_view origin) {
     else if (key == "c_type") s.c_type = as_dtype(v, where);
     else if (key == "reads_c") s.reads_c = as_bool(v, where);
     else if (key == "epilogue") s.epilogue = parse_enum(v, kEpilogue, where);
+    else if (key == "epilogue_tile") {
+      if (!v.is_array() || v.size() != 2) throw InputError(where + ": expected [m, n] (or [0, 0]: one store per tile)");
+      s.epilogue_tile_m = as_int(v[0], where + "/0", 0, 1024);
+      s.epilogue_tile_n = as_int(v[1], where + "/1", 0, 1024);
+    } else if (key == "epilogue_stages") s.epilogue_stages = as_int(v, where, 0, 16);
+    else if (key == "grouped") s.grouped = as_bool(v, where);
+    else if (key == "grouped_setup") s.grouped_setup = as_bool(v, where);
     else if (key == "name") {
       if (!v.is_string()) throw InputError(where + ": expected a string");
       s.name = v.get<std::string>();
     } else {
       throw InputError(fmt::format("{}: unknown key (valid: family, tile, stages, warp_specialization, "
                                    "consumer_warpgroups, warps, cluster, tma_multicast, raster, swizzle, persistent, "
-                                   "split_k, stream_k, two_sm, a_type, b_type, c_type, reads_c, epilogue, name)", where));
+                                   "split_k, stream_k, two_sm, a_type, b_type, c_type, reads_c, epilogue, epilogue_tile, "
+                                   "epilogue_stages, grouped, grouped_setup, name)", where));
     }
   }
   return s;
@@ -130,7 +138,11 @@ nlohmann::json to_json(const Schedule& s) {
           {"b_type", to_string(s.b_type)},
           {"c_type", to_string(s.c_type)},
           {"reads_c", s.reads_c},
-          {"epilogue", s.epilogue == Epilogue::bias_activation ? "bias_activation" : "store"}};
+          {"epilogue", s.epilogue == Epilogue::bias_activation ? "bias_activation" : "store"},
+          {"epilogue_tile", {s.epilogue_tile_m, s.epilogue_tile_n}},
+          {"epilogue_stages", s.epilogue_stages},
+          {"grouped", s.grouped},
+          {"grouped_setup", s.grouped_setup}};
 }
 
 }  // namespace tgsim::gemm

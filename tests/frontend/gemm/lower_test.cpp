@@ -233,10 +233,18 @@ TEST(ScheduleJson, RoundTripAndErrors) {
   Schedule s = hopper(128, 256, 4);
   s.cluster = {2, 1};
   s.epilogue = Epilogue::bias_activation;
+  s.epilogue_tile_m = 64;
+  s.epilogue_tile_n = 32;
+  s.epilogue_stages = 2;
+  s.grouped = s.grouped_setup = true;
   const Schedule back = parse_schedule(to_json(s), "x.json");
   EXPECT_EQ(back.tile, s.tile);
   EXPECT_EQ(back.cluster, s.cluster);
   EXPECT_EQ(back.epilogue, s.epilogue);
+  EXPECT_EQ(back.epilogue_tile_m, 64);
+  EXPECT_EQ(back.epilogue_tile_n, 32);
+  EXPECT_EQ(back.epilogue_stages, 2);
+  EXPECT_TRUE(back.grouped && back.grouped_setup);
   try {
     parse_schedule(nlohmann::json{{"tiles", {1, 2, 3}}}, "x.json");
     FAIL();
