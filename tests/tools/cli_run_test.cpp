@@ -72,5 +72,18 @@ TEST_F(CliRun, GemmTextReportIsReadable) {
   for (const char* part : {"latency", "bottleneck", "TFLOP/s"}) EXPECT_NE(r.out.find(part), std::string::npos) << r.out;
 }
 
+TEST_F(CliRun, GroupedGemmUsesTheGroupedRuleInThePyTorchView) {
+  const nlohmann::json j =
+      parse_json(run_tgsim("gemm --gpu h200 --groups 8 --m 16 --n 2048 --k 1024 --json"), "gemm --groups --json");
+  ASSERT_TRUE(j.contains("inputs") && j["inputs"].contains("schedule")) << j.dump(2);
+  EXPECT_EQ(j["inputs"].value("groups", 0), 8);
+  EXPECT_EQ(j["inputs"]["library_mnk"], (nlohmann::json{16, 2048, 1024}));  // no m/n swap for grouped kernels
+  EXPECT_EQ(j["inputs"]["schedule"].value("name", ""), "default_grouped_pingpong_64x128x128_s4_c2x1");
+  ASSERT_EQ(j["kernels"].size(), 2u);  // the setup kernel, then the grouped GEMM
+  const RunResult bad = run_tgsim("gemm --gpu h200 --groups 0 --m 16 --n 2048 --k 1024");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--groups"), std::string::npos) << bad.err;
+}
+
 }  // namespace
 }  // namespace tgsim::cli_test

@@ -30,7 +30,7 @@ void add_gemm_options(CLI::App& cmd, GemmArgs& a) {
   cmd.add_option("--groups", a.req.groups,
                  "Grouped GEMM (MoE experts): this many problems of M x N x K, each with its own weights, in one launch")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20));
   cmd.add_option("--dtype", a.dtype, "Input type: fp32, tf32, fp16, bf16, fp8_e4m3, fp8_e5m2")->capture_default_str();
   cmd.add_option("--out-dtype", a.out_dtype, "Output type (default: the library's choice for --dtype)");
   cmd.add_option("--order", a.order,
