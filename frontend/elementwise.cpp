@@ -8,7 +8,63 @@
 
 namespace tgsim::frontend {
 
+namespace {
+
+int last_pow2(double x) {
+  int p = 1;
+  while (p * 2 <= x) p *= 2;
+  return p;
+}
+
+// A CTA that reduces `rows_per_cta` rows: rounds of dependent loads (each thread's next loads are
+// issued after it has added the previous ones), then the in-CTA reduction and the store.
+graph::Kernel reduction_kernel(const std::string& name, const Elementwise& e) {
+  const int bx = std::max(1, e.row_threads), by = std::max(1, e.rows_per_cta);
+  const int threads = std::max(32, bx * by);
+  const double ctas = e.ctas > 0 ? static_cast<double>(e.ctas) : std::ceil(static_cast<double>(e.rows) / by);
+  const int rounds = std::max(1, static_cast<int>(std::ceil(e.row_length / (bx * std::max(1, e.round_elements)))));
+  graph::Kernel k;
+  k.name = name;
+  k.cta.threads = threads;
+  k.cta.registers_per_thread = 32;
+  TemplateBuilder b("cta");
+  const int role = b.role("threads", 0, (threads + 31) / 32);
+  int prev = e.setup_cycles > 0 ? b.add(delay_node("setup", role, e.setup_cycles)) : -1;
+  const double round_bytes = e.read_bytes / ctas / rounds;
+  const double round_ops = e.ops_per_element * e.elements / ctas / threads / rounds;
+  for (int r = 0; r < rounds; ++r) {
+    graph::Node load = memory_node("load" + std::to_string(r), graph::NodeKind::load, graph::MemEngine::plain, role,
+                                   round_bytes, -1, {});
+    load.tile.resident = e.inputs_in_l2;
+    const int ld = b.add(std::move(load));
+    b.edge(prev, ld);
+    const int add = b.add(simt_node("add" + std::to_string(r), role, std::max(1.0, round_ops), threads));
+    b.edge(ld, add);
+    prev = add;
+  }
+  // the row's partial sums combined: warp shuffles, then shared memory across warps of a row
+  const int combine = b.add(simt_node("combine", role, 2.0 * std::log2(std::max(2, bx)), threads));
+  b.edge(prev, combine);
+  const int st = b.add(memory_node("store", graph::NodeKind::store, graph::MemEngine::plain, role,
+                                   e.write_bytes / ctas, -1, {}));
+  b.edge(combine, st);
+  k.templates.push_back(b.take());
+  k.grid.push_back(graph::CtaGroup{0, static_cast<std::int64_t>(ctas), 0, {}});
+  return k;
+}
+
+}  // namespace
+
+std::array<int, 2> pytorch_reduce_block(std::int64_t rows, double row_length) {
+  constexpr int kMaxThreads = 512, kWarp = 32;
+  const int width0 = std::min(last_pow2(std::max(1.0, row_length)), kWarp);
+  const int height = std::min(last_pow2(static_cast<double>(std::max<std::int64_t>(1, rows))), kMaxThreads / width0);
+  const int width = std::min(last_pow2(std::max(1.0, row_length)), kMaxThreads / height);
+  return {std::max(1, width), std::max(1, height)};
+}
+
 graph::Kernel elementwise_kernel(const std::string& name, const Elementwise& e) {
+  if (e.row_threads > 0 && e.row_length > 0 && e.rows > 0) return reduction_kernel(name, e);
   const int threads = std::max(32, e.threads);
   const double ctas = e.ctas > 0   ? static_cast<double>(e.ctas)
                       : e.rows > 0 ? static_cast<double>(e.rows)

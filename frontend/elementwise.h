@@ -3,6 +3,7 @@
 // profile replay.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -22,7 +23,21 @@ struct Elementwise {
   int threads = 256;
   int elements_per_thread = 8;  // 16-byte vector accesses of 16-bit data
   double setup_cycles = 0;      // per CTA before its load (kernel parameters, index set-up)
+  // A row reduction as PyTorch's reduce_kernel runs it: `row_threads` threads per row (block.x),
+  // `rows_per_cta` rows per CTA (block.y); each thread walks its share of a row of `row_length`
+  // elements `round_elements` at a time (loads in flight), one memory round trip per round.
+  // 0: a plain load -> compute -> store CTA.
+  int row_threads = 0;
+  int rows_per_cta = 0;
+  double row_length = 0;
+  int round_elements = 4;
+  bool inputs_in_l2 = false;  // the reduction's input was just written or read: its loads hit L2
 };
+
+// PyTorch's launch shape for a reduction over the contiguous last dimension (ReduceConfig for
+// reduce_kernel<512, 1>): a warp per row, as many rows per CTA as fit in 512 threads; with few
+// rows, the threads spread over the row. Returns {threads per row, rows per CTA}.
+std::array<int, 2> pytorch_reduce_block(std::int64_t rows, double row_length);
 
 // One kernel: per CTA an optional set-up delay, a load of its share of the bytes, the SIMT work,
 // and a store.

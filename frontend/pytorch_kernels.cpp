@@ -27,7 +27,7 @@ constexpr PytorchKernelClass kUnrolled{"unrolled", 128, 4, 0, 98, 2250};
 // 239 G el/s.
 constexpr PytorchKernelClass kCat{"cat", 512, 0, 4, 140, 2000};
 // reduce_kernel<512, 1>: bandwidth-bound when there are many rows; set-up measured on 3-row runs.
-constexpr PytorchKernelClass kReduce{"reduce", 256, 0, 0, 2, 3300};
+constexpr PytorchKernelClass kReduce{"reduce", 256, 0, 0, 2, 1390};
 
 bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
@@ -43,7 +43,16 @@ const PytorchKernelClass& pytorch_kernel_class(std::string_view name, bool reduc
   return kVectorized;
 }
 
-void apply_kernel_class(const PytorchKernelClass& c, int sms, Elementwise& e) {
+void apply_kernel_class(const PytorchKernelClass& c, int sms, Elementwise& e, std::array<int, 3> grid,
+                        std::array<int, 3> block) {
+  if (&c == &kReduce && e.rows > 0) {
+    e.row_length = e.elements / static_cast<double>(e.rows);
+    const auto shape = block[0] > 0 ? std::array<int, 2>{block[0], std::max(1, block[1])}
+                                    : pytorch_reduce_block(e.rows, e.row_length);
+    e.row_threads = shape[0];
+    e.rows_per_cta = shape[1];
+    e.ctas = grid[0] > 0 ? static_cast<std::int64_t>(grid[0]) * std::max(1, grid[1]) : 0;
+  }
   e.threads = c.threads;
   if (c.elements_per_thread > 0) e.elements_per_thread = c.elements_per_thread;
   if (c.ctas_per_sm > 0) e.ctas = static_cast<std::int64_t>(c.ctas_per_sm) * sms;

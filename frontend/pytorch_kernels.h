@@ -4,6 +4,7 @@
 // tools/bench/elementwise_capture.py (traces/h200/elementwise.csv) and kept in cycles.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string_view>
 
@@ -24,7 +25,11 @@ struct PytorchKernelClass {
 // which moves bytes at full width (the lower bound). `reduction` is true for aten reductions.
 const PytorchKernelClass& pytorch_kernel_class(std::string_view kernel_name, bool reduction);
 
-// Applies a class to a memory-bound op description (CTA shape, per-element cost, set-up).
-void apply_kernel_class(const PytorchKernelClass& c, int sms, Elementwise& e);
+// Applies a class to a memory-bound op description (CTA shape, per-element cost, set-up). For the
+// reduction class with e.rows set, the row-reduction structure: the recorded launch shape
+// (grid.x CTAs, block.x threads per row, block.y rows per CTA) when given (non-zero), else
+// pytorch_reduce_block().
+void apply_kernel_class(const PytorchKernelClass& c, int sms, Elementwise& e, std::array<int, 3> grid = {},
+                        std::array<int, 3> block = {});
 
 }  // namespace tgsim::frontend

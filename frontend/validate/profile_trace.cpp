@@ -102,7 +102,14 @@ std::vector<ProfiledLaunch> parse_profile(const nlohmann::json& j, const std::st
       auto it = ops.find(ext);
       if (it == ops.end() || dur < it->second.first) ops[ext] = {dur, read_op(e)};
     } else if (cat == "kernel") {
-      kernels.push_back(ProfiledKernel{str_field(e, "name"), num_field(e, "ts"), num_field(e, "dur"), ext});
+      ProfiledKernel k{str_field(e, "name"), num_field(e, "ts"), num_field(e, "dur"), ext};
+      const auto dims3 = [&](const char* key, std::array<int, 3>& out) {
+        if (!args.contains(key) || !args[key].is_array() || args[key].size() != 3) return;
+        for (std::size_t d = 0; d < 3; ++d) out[d] = args[key][d].is_number_integer() ? args[key][d].get<int>() : 0;
+      };
+      dims3("grid", k.grid);
+      dims3("block", k.block);
+      kernels.push_back(std::move(k));
     }
   }
   if (kernels.empty()) throw InputError(fmt::format("{}: no GPU kernel events (record with CUDA activity)", path));

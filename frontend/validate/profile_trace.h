@@ -3,6 +3,7 @@
 // links a kernel to its innermost CPU op) and that op's input shapes, types and concrete inputs.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,6 +25,8 @@ struct ProfiledKernel {
   double ts_us = 0;
   double dur_us = 0;
   std::int64_t external_id = -1;
+  std::array<int, 3> grid{0, 0, 0};   // launch shape as recorded (args.grid / args.block); 0: not recorded
+  std::array<int, 3> block{0, 0, 0};
 };
 
 // One operator call and the kernels it launched, in launch order.

@@ -104,7 +104,7 @@ void Simulator::start_transfer(CtaRun& c, std::int32_t node, TimePoint now) {
   const CompiledNode& n = c.run->tmpl->nodes[static_cast<std::size_t>(node)];
   Sm& sm = sms_[static_cast<std::size_t>(c.sm)];
   const bool is_store = n.kind == graph::NodeKind::store;
-  bool hit = false;
+  bool hit = n.tensor_key < 0 && n.tile.resident && !is_store;
   if (n.tensor_key >= 0) {
     const TileKey key{sm.gpu, n.tensor_key, coord(c, n.tile.coords[0]), coord(c, n.tile.coords[1]),
                       coord(c, n.tile.coords[2])};

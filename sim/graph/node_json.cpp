@@ -74,10 +74,11 @@ void check_node_keys(const JsonCursor& c, NodeKind kind) {
 }
 
 TileRef read_tile(const JsonCursor& c, const NameTable& tensors) {
-  static constexpr std::string_view kKeys[] = {"tensor", "coords"};
+  static constexpr std::string_view kKeys[] = {"tensor", "coords", "resident"};
   c.check_keys(kKeys);
   TileRef t;
   if (auto tensor = c.find("tensor")) t.tensor = tensors.resolve(*tensor);
+  if (auto resident = c.find("resident")) t.resident = resident->as_bool();
   if (auto coords = c.find("coords")) {
     coords->expect_array_size(1, t.coords.size());
     for (std::size_t i = 0; i < coords->size(); ++i) t.coords[i] = read_coord(coords->item(i));
@@ -196,6 +197,7 @@ void write_memory_fields(const Node& n, const NodeNames& names, nlohmann::ordere
     nlohmann::ordered_json tile;
     if (n.tile.tensor >= 0) tile["tensor"] = name_of(names.tensors, n.tile.tensor, "tensor");
     for (const Coord& coord : n.tile.coords) tile["coords"].push_back(coord_to_json(coord));
+    if (n.tile.resident) tile["resident"] = true;
     j["tile"] = std::move(tile);
   }
   if (n.kind == NodeKind::load && n.multicast != defaults.multicast) j["multicast"] = n.multicast;

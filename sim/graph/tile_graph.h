@@ -58,8 +58,11 @@ struct Coord {
 
 // Which tile of which tensor a load/store touches: lets the L2 model see reuse across CTAs.
 struct TileRef {
-  int tensor = -1;  // index into Kernel::tensors; -1: untracked (always streamed from HBM)
+  int tensor = -1;  // index into Kernel::tensors; -1: untracked (streamed from HBM unless resident)
   std::array<Coord, 3> coords{};
+  // Untracked data known to sit in L2 (written or read just before this kernel and smaller than
+  // L2): loads hit without consulting the L2 model. Only for untracked tiles.
+  bool resident = false;
   bool operator==(const TileRef&) const = default;
 };
 

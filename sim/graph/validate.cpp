@@ -64,6 +64,8 @@ void check_memory_node(const Checker& c, const Node& n, const NodeContext& ctx, 
           fmt::format("{} bytes x {} CTAs overflows a 64-bit integer", n.bytes.value, ctx.ctas));
   c.check(n.tile.tensor >= -1 && n.tile.tensor < static_cast<int>(ctx.kernel.tensors.size()), at,
           fmt::format("tensor index {} out of range ({} tensors)", n.tile.tensor, ctx.kernel.tensors.size()));
+  c.check(!n.tile.resident || n.tile.tensor < 0, at,
+          "\"resident\" is for untracked tiles only (a tracked tile's residency is the L2 model's)");
   c.check(n.multicast >= 1, at, fmt::format("multicast must be >= 1, got {}", n.multicast));
   if (n.multicast > 1) {
     c.check(n.kind == NodeKind::load && n.engine == MemEngine::tma, at, "multicast needs a TMA load");

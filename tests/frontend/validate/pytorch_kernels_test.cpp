@@ -1,5 +1,6 @@
 // PyTorch kernel classes (frontend/pytorch_kernels.h): names map to the right template, and the
 // classes order as measured (a strided kernel is never faster than the vectorized one).
+#include <array>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -49,6 +50,42 @@ TEST(PytorchKernels, StridedIsNeverFasterThanVectorized) {
   // 132 x 128 lanes at 1980 MHz is 266 us; moving 400 MB at 4.18 TB/s would take 96 us.
   const double big = kernel_us(spec, pytorch_kernel_class("elementwise_kernel<128, 4", false), 1e8);
   EXPECT_NEAR(big, 1e8 * 89 / (132 * 128 * 1.98e9) * 1e6, 0.1 * 266);
+}
+
+TEST(PytorchKernels, ReduceBlockFollowsPyTorchsConfig) {
+  // as recorded on the H200 (traces/h200/elementwise.csv): 3 rows -> 256 x 2, many rows -> a warp per row
+  EXPECT_EQ(frontend::pytorch_reduce_block(3, 5120), (std::array<int, 2>{256, 2}));
+  EXPECT_EQ(frontend::pytorch_reduce_block(96, 5120), (std::array<int, 2>{32, 16}));
+  EXPECT_EQ(frontend::pytorch_reduce_block(24576, 3072), (std::array<int, 2>{32, 16}));
+  EXPECT_EQ(frontend::pytorch_reduce_block(1, 8), (std::array<int, 2>{8, 1}));
+}
+
+double reduce_us(const hw::GpuSpec& spec, std::int64_t rows, double row_length, bool in_l2) {
+  frontend::Elementwise e;
+  e.elements = static_cast<double>(rows) * row_length;
+  e.read_bytes = 4 * e.elements;
+  e.write_bytes = 4.0 * static_cast<double>(rows);
+  e.rows = rows;
+  frontend::apply_kernel_class(pytorch_kernel_class("", true), spec.sm.count, e);
+  e.inputs_in_l2 = in_l2;
+  graph::TileGraph g;
+  g.name = "t";
+  g.kernels.push_back(frontend::elementwise_kernel("k", e));
+  const auto r = engine::simulate(g, spec, {});
+  return to_us(r.kernels[0].end - r.kernels[0].start);
+}
+
+TEST(PytorchKernels, FewRowReductionsAreLatencyChains) {
+  const auto spec = hw::load_gpu_preset("h200", std::filesystem::path(TGSIM_SOURCE_DIR) / "configs");
+  // 96 rows of 5120: 6 CTAs, a warp per row, 40 rounds of 4 loads per thread. Each round waits for
+  // the previous one: ~40 L2 hits when the input is resident, ~40 HBM latencies when it is not.
+  const double hot = reduce_us(spec, 96, 5120, true), cold = reduce_us(spec, 96, 5120, false);
+  const double cycles_to_us = 1.0 / 1980.0;
+  EXPECT_GT(hot, 40 * spec.l2.hit_latency.value * cycles_to_us);
+  EXPECT_LT(hot, 40 * spec.hbm.latency.value * cycles_to_us);
+  EXPECT_GT(cold, 40 * spec.hbm.latency.value * cycles_to_us);
+  // a longer row is a longer chain
+  EXPECT_GT(reduce_us(spec, 96, 10240, true), hot);
 }
 
 }  // namespace

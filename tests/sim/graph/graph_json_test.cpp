@@ -211,7 +211,13 @@ TileGraph every_field_graph() {
   delay.id = "delay";
   delay.kind = NodeKind::delay;
   delay.cycles = Cycles{12.25};
-  for (const Node& n : {simt, smem, put, get, sig, wait, delay}) t.nodes.push_back(n);
+  Node hot;  // an untracked load of data known to be in L2
+  hot.id = "hot";
+  hot.kind = NodeKind::load;
+  hot.engine = MemEngine::plain;
+  hot.bytes = Bytes{1024};
+  hot.tile.resident = true;
+  for (const Node& n : {simt, smem, put, get, sig, wait, delay, hot}) t.nodes.push_back(n);
   t.edges.push_back(Edge{2, 3, EdgeKind::order});
   t.edges.push_back(Edge{8, 9, EdgeKind::order});
   k.grid[0].params = {0, 0, 5, 1, 1, 0, 7, 1};  // not a box: written row by row
