@@ -16,6 +16,15 @@ int last_pow2(double x) {
   return p;
 }
 
+// A kernel of `threads`-thread CTAs with one role; the template is the caller's to fill.
+graph::Kernel one_role_kernel(const std::string& name, int threads) {
+  graph::Kernel k;
+  k.name = name;
+  k.cta.threads = threads;
+  k.cta.registers_per_thread = 32;
+  return k;
+}
+
 // A CTA that reduces `rows_per_cta` rows: rounds of dependent loads (each thread's next loads are
 // issued after it has added the previous ones), then the in-CTA reduction and the store.
 graph::Kernel reduction_kernel(const std::string& name, const Elementwise& e) {
@@ -23,10 +32,7 @@ graph::Kernel reduction_kernel(const std::string& name, const Elementwise& e) {
   const int threads = std::max(32, bx * by);
   const double ctas = e.ctas > 0 ? static_cast<double>(e.ctas) : std::ceil(static_cast<double>(e.rows) / by);
   const int rounds = std::max(1, static_cast<int>(std::ceil(e.row_length / (bx * std::max(1, e.round_elements)))));
-  graph::Kernel k;
-  k.name = name;
-  k.cta.threads = threads;
-  k.cta.registers_per_thread = 32;
+  graph::Kernel k = one_role_kernel(name, threads);
   TemplateBuilder b("cta");
   const int role = b.role("threads", 0, (threads + 31) / 32);
   int prev = e.setup_cycles > 0 ? b.add(delay_node("setup", role, e.setup_cycles)) : -1;
@@ -69,10 +75,7 @@ graph::Kernel elementwise_kernel(const std::string& name, const Elementwise& e) 
   const double ctas = e.ctas > 0   ? static_cast<double>(e.ctas)
                       : e.rows > 0 ? static_cast<double>(e.rows)
                                    : std::max(1.0, std::ceil(e.elements / (threads * std::max(1, e.elements_per_thread))));
-  graph::Kernel k;
-  k.name = name;
-  k.cta.threads = threads;
-  k.cta.registers_per_thread = 32;
+  graph::Kernel k = one_role_kernel(name, threads);
   TemplateBuilder b("cta");
   const int role = b.role("threads", 0, (threads + 31) / 32);
   const int setup = e.setup_cycles > 0 ? b.add(delay_node("setup", role, e.setup_cycles)) : -1;

@@ -55,6 +55,13 @@ std::vector<int> mangled_tuple(const std::string& s, std::size_t at, std::size_t
   return out;
 }
 
+// The tuple whose "IJ" opens within `max_gap` characters after `from` (empty if none).
+std::vector<int> tuple_after(const std::string& s, std::size_t from, std::size_t max_gap, std::size_t* end) {
+  const std::size_t open = s.find("IJ", from);
+  if (open == std::string::npos || open > from + max_gap) return {};
+  return mangled_tuple(s, open, end);
+}
+
 KernelNameResult read_mangled(const std::string& s, DType dtype) {
   static const std::regex kPolicy(R"(MainloopSm90(\w*?)GmmaWarpSpecialized\w*?ILi(\d+)E)");
   static const std::regex kSchedule(R"(\d+(Kernel\w*?(Pingpong|Cooperative))E)");
@@ -69,10 +76,8 @@ KernelNameResult read_mangled(const std::string& s, DType dtype) {
   sc.stages = std::stoi(pol[2].str());
   const std::size_t after_stages = static_cast<std::size_t>(pol.position(0) + pol.length(0));
   // cluster tuple: N<prefix>IJ... right after the stage count
-  const std::size_t cl_open = s.find("IJ", after_stages);
   std::size_t cl_end = 0;
-  const auto cluster = cl_open == std::string::npos || cl_open > after_stages + 8 ? std::vector<int>{}
-                                                                                    : mangled_tuple(s, cl_open, &cl_end);
+  const auto cluster = tuple_after(s, after_stages, 8, &cl_end);
   if (cluster.size() != 3 || cluster[0] < 1 || cluster[1] < 1) {
     return unsupported("mangled CUTLASS kernel: cluster shape not readable");
   }
@@ -83,10 +88,8 @@ KernelNameResult read_mangled(const std::string& s, DType dtype) {
     return unsupported("mangled CUTLASS kernel: kernel schedule (Pingpong/Cooperative) not in the name");
   }
   const std::size_t after_sched = cl_end + static_cast<std::size_t>(sched.position(0) + sched.length(0));
-  const std::size_t tile_open = s.find("IJ", after_sched);
   std::size_t tile_end = 0;
-  const auto tile = tile_open == std::string::npos || tile_open > after_sched + 12 ? std::vector<int>{}
-                                                                                   : mangled_tuple(s, tile_open, &tile_end);
+  const auto tile = tuple_after(s, after_sched, 12, &tile_end);
   if (tile.size() != 3 || tile[0] < 1 || tile[1] < 1) {
     return unsupported("mangled CUTLASS kernel: tile M and N not readable (back-references are not resolved)");
   }
@@ -114,12 +117,9 @@ KernelNameResult read_mangled(const std::string& s, DType dtype) {
   if (std::regex_search(s, epi, kEpilogue)) {
     const std::size_t after = static_cast<std::size_t>(epi.position(0) + epi.length(0));
     // the epilogue's copy of the tile (a tuple, or a back-reference), then the sub-tile tuple
-    std::size_t t1 = s.find("IJ", after), e1 = 0, e2 = 0;
-    auto sub = t1 == std::string::npos || t1 > after + 48 ? std::vector<int>{} : mangled_tuple(s, t1, &e1);
-    if (sub.size() == 3) {
-      const std::size_t t2 = s.find("IJ", e1);
-      sub = t2 == std::string::npos || t2 > e1 + 12 ? std::vector<int>{} : mangled_tuple(s, t2, &e2);
-    }
+    std::size_t e1 = 0, e2 = 0;
+    auto sub = tuple_after(s, after, 48, &e1);
+    if (sub.size() == 3) sub = tuple_after(s, e1, 12, &e2);
     if (sub.size() == 2) {
       // A back-reference in the sub-tile is to a C<> seen before; 64 (one wgmma M) is the one CUTLASS's
       // automatic epilogue tiles use along M, so only that is accepted.

@@ -62,6 +62,8 @@ import time
 import traceback
 import warnings
 
+from capture_util import strip_kernel_name
+
 FIELDS = ["op", "gpu", "dtype", "batch", "heads", "heads_kv", "seq_q", "seq_kv",
           "head_dim", "causal", "kernel", "time_us", "source",
           "backend", "spread_pct", "tflops", "reps", "passes", "case_set",
@@ -132,27 +134,6 @@ def case_bytes(c, expand=False):
 def key_of(c):
     return (c["set"], c["backend"], c["dtype"], c["batch"], c["heads"], c["heads_kv"],
             c["seq_q"], c["seq_kv"], c["head_dim"], c["causal"])
-
-
-def strip_kernel_name(name):
-    """'void ns::k<a, b>(P, Q)' -> 'ns::k<a, b>' (keeps template arguments)."""
-    n = name.strip()
-    if n.startswith("void "):
-        n = n[5:]
-    if n.endswith(")"):
-        depth = 0
-        for i in range(len(n) - 1, -1, -1):
-            ch = n[i]
-            if ch == ")":
-                depth += 1
-            elif ch == "(":
-                depth -= 1
-                if depth == 0:
-                    # only strip if this '(' is not inside template brackets
-                    if n[:i].count("<") == n[:i].count(">"):
-                        n = n[:i]
-                    break
-    return n.strip()
 
 
 def pct_spread(vals):

@@ -34,6 +34,8 @@ import statistics
 import sys
 import tempfile
 
+from capture_util import strip_kernel_name
+
 FIELDS = ["op", "gpu", "dtype", "experts", "tokens_per_expert", "M", "N", "K", "order", "layout", "kernel",
           "time_us", "source", "spread_pct", "tflops", "reps", "passes", "pass_us", "kernel_us", "grid", "block",
           "model", "which"]
@@ -70,24 +72,6 @@ def cases():
                 out.append(dict(model=model, which="gemm0", experts=e, tpe=t, N=2 * inter, K=hidden))
                 out.append(dict(model=model, which="gemm1", experts=e, tpe=t, N=hidden, K=inter))
     return out
-
-
-def strip_kernel_name(name):
-    n = name.strip()
-    if n.startswith("void "):
-        n = n[5:]
-    if n.endswith(")"):
-        depth = 0
-        for i in range(len(n) - 1, -1, -1):
-            if n[i] == ")":
-                depth += 1
-            elif n[i] == "(":
-                depth -= 1
-                if depth == 0:
-                    if n[:i].count("<") == n[:i].count(">"):
-                        n = n[:i]
-                    break
-    return n.strip()
 
 
 def main():

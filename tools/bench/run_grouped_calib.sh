@@ -5,12 +5,8 @@
 #   log.txt                 everything printed
 # Never changes GPU settings.
 set -u
-OUT=${OUT:-/tmp/tgsim_grouped_calib_out}
-mkdir -p "$OUT"
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-exec > >(tee -a "$OUT/log.txt") 2>&1
-export PYTHONUNBUFFERED=1
-echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,power.draw,temperature.gpu --format=csv
+source "$(dirname "${BASH_SOURCE[0]}")/run_common.sh"
+bench_begin /tmp/tgsim_grouped_calib_out
+bench_env
 timeout 240 python3 "$HERE/grouped_gemm_capture.py" "$OUT" --calib
 echo "rc=$?"

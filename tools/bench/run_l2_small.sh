@@ -7,19 +7,11 @@
 #   log.txt                 everything printed
 # Builds only calib_tma (tools/bench, Release, in /tmp). Never changes GPU settings.
 set -u
-OUT=${OUT:-/tmp/tgsim_l2_small_out}
-mkdir -p "$OUT"
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/run_common.sh"
+bench_begin /tmp/tgsim_l2_small_out
+bench_env
 BUILD=${BENCH_BUILD_DIR:-/tmp/tgsim_bench_tma_build}
-exec > >(tee -a "$OUT/log.txt") 2>&1
-export PATH=/usr/local/cuda/bin:$PATH
-export PYTHONUNBUFFERED=1
-echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv
-GEN=""
-command -v ninja >/dev/null && GEN="-G Ninja"
-timeout 120 cmake -S "$HERE" -B "$BUILD" $GEN -DCMAKE_BUILD_TYPE=Release >/dev/null || exit 1
-timeout 240 cmake --build "$BUILD" --target calib_tma -j 16 || exit 1
+bench_build "$BUILD" calib_tma
 echo "== calib_tma contig_l2"
 timeout 240 "$BUILD/calib_tma" "$OUT/calibration_tma_l2.csv" contig_l2
 echo "rc=$?"

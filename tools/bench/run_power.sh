@@ -9,24 +9,11 @@
 #   env.txt, log.txt       versions; everything printed
 # Builds only calib_clock (tools/bench, Release, in /tmp). Never changes GPU settings.
 set -u
-OUT=${OUT:-/tmp/tgsim_power_out}
-mkdir -p "$OUT"
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/run_common.sh"
+bench_begin /tmp/tgsim_power_out
+bench_env
 BUILD=${BENCH_BUILD_DIR:-/tmp/tgsim_bench_clock_build}
-exec > >(tee -a "$OUT/log.txt") 2>&1
-export PATH=/usr/local/cuda/bin:$PATH
-export PYTHONUNBUFFERED=1
-{
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv
-  python3 -c "import torch; print('torch', torch.__version__, 'CUDA', torch.version.cuda, torch.cuda.get_device_name())"
-  nvcc --version 2>/dev/null | tail -1
-} > "$OUT/env.txt" 2>&1
-cat "$OUT/env.txt"
-GEN=""
-command -v ninja >/dev/null && GEN="-G Ninja"
-timeout 120 cmake -S "$HERE" -B "$BUILD" $GEN -DCMAKE_BUILD_TYPE=Release >/dev/null || exit 1
-timeout 240 cmake --build "$BUILD" --target calib_clock -j 16 || exit 1
+bench_build "$BUILD" calib_clock
 echo "== calib_clock power phases"
 timeout 150 "$BUILD/calib_clock" "$OUT/calibration_power.csv" "$OUT/clock_power.csv" \
   gemm_bf16,memset_only,memset_gemm_skinny,memset_gemm_tiny,memset_gemm_2048,memset_gemm_4096,read_kernel,write_kernel,copy_kernel,copy_kernel_33sm

@@ -7,24 +7,11 @@
 #   env.txt, log.txt       versions; everything printed
 # Builds only calib_clock (tools/bench, Release, in /tmp). Never changes GPU settings.
 set -u
-OUT=${OUT:-/tmp/tgsim_replay_out}
-mkdir -p "$OUT"
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/run_common.sh"
+bench_begin /tmp/tgsim_replay_out
+bench_env
 BUILD=${BENCH_BUILD_DIR:-/tmp/tgsim_bench_clock_build}
-exec > >(tee -a "$OUT/log.txt") 2>&1
-export PATH=/usr/local/cuda/bin:$PATH
-export PYTHONUNBUFFERED=1
-{
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv
-  python3 -c "import torch; print('torch', torch.__version__, 'CUDA', torch.version.cuda, torch.cuda.get_device_name())"
-  nvcc --version 2>/dev/null | tail -1
-} > "$OUT/env.txt" 2>&1
-cat "$OUT/env.txt"
-GEN=""
-command -v ninja >/dev/null && GEN="-G Ninja"
-timeout 120 cmake -S "$HERE" -B "$BUILD" $GEN -DCMAKE_BUILD_TYPE=Release >/dev/null || exit 1
-timeout 240 cmake --build "$BUILD" --target calib_clock -j 16 || exit 1
+bench_build "$BUILD" calib_clock
 echo "== elementwise"
 timeout 300 python3 "$HERE/elementwise_capture.py" "$OUT" --reps 15
 echo "rc=$?"

@@ -26,17 +26,21 @@ TEST(PytorchKernels, NamesPickTheirTemplate) {
   EXPECT_EQ(pytorch_kernel_class("some_custom_kernel", false).name, "vectorized");  // lower bound
 }
 
+double simulated_us(const hw::GpuSpec& spec, const frontend::Elementwise& e) {
+  graph::TileGraph g;
+  g.name = "t";
+  g.kernels.push_back(frontend::elementwise_kernel("k", e));
+  const auto r = engine::simulate(g, spec, {});
+  return to_us(r.kernels[0].end - r.kernels[0].start);
+}
+
 double kernel_us(const hw::GpuSpec& spec, const frontend::PytorchKernelClass& c, double elements) {
   frontend::Elementwise e;
   e.elements = elements;
   e.read_bytes = 2 * elements;
   e.write_bytes = 2 * elements;
   frontend::apply_kernel_class(c, spec.sm.count, e);
-  graph::TileGraph g;
-  g.name = "t";
-  g.kernels.push_back(frontend::elementwise_kernel("k", e));
-  const auto r = engine::simulate(g, spec, {});
-  return to_us(r.kernels[0].end - r.kernels[0].start);
+  return simulated_us(spec, e);
 }
 
 TEST(PytorchKernels, StridedIsNeverFasterThanVectorized) {
@@ -68,11 +72,7 @@ double reduce_us(const hw::GpuSpec& spec, std::int64_t rows, double row_length, 
   e.rows = rows;
   frontend::apply_kernel_class(pytorch_kernel_class("", true), spec.sm.count, e);
   e.inputs_in_l2 = in_l2;
-  graph::TileGraph g;
-  g.name = "t";
-  g.kernels.push_back(frontend::elementwise_kernel("k", e));
-  const auto r = engine::simulate(g, spec, {});
-  return to_us(r.kernels[0].end - r.kernels[0].start);
+  return simulated_us(spec, e);
 }
 
 TEST(PytorchKernels, FewRowReductionsAreLatencyChains) {
