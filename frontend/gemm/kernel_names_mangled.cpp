@@ -144,6 +144,10 @@ KernelNameResult read_mangled(const std::string& s, DType dtype) {
 
 std::optional<KernelNameResult> parse_cutlass_mangled(std::string_view name, DType dtype) {
   if (!name.starts_with("_Z")) return std::nullopt;
+  // Real kernel symbols run to a few thousand characters; std::regex backtracks recursively, so
+  // far longer text is refused rather than searched.
+  constexpr std::size_t kLongest = 16384;
+  if (name.size() > kLongest) return unsupported("mangled name longer than 16384 characters: not read");
   if (name.find("GemmUniversal") == std::string_view::npos && name.find("CollectiveMma") == std::string_view::npos) {
     return std::nullopt;
   }
