@@ -17,6 +17,7 @@
 // says so. Unresolved M, N or cluster m/n leave the name unsupported.
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <regex>
@@ -48,7 +49,9 @@ std::vector<int> mangled_tuple(const std::string& s, std::size_t at, std::size_t
     std::smatch m;
     const std::string rest = s.substr(p, 64);
     if (!std::regex_search(rest, m, kElement)) return {};
-    out.push_back(m[1].matched ? std::stoi(m[1].str()) : -1);
+    // an extent no kernel has (or too many digits for an int) reads as unknown
+    const auto v = m[1].matched ? to_int(m[1].str()) : std::nullopt;
+    out.push_back(v && *v >= 1 && *v <= 4096 ? *v : -1);
     p += static_cast<std::size_t>(m.length(0));
   }
   *end = p;
@@ -73,7 +76,9 @@ KernelNameResult read_mangled(const std::string& s, DType dtype) {
   r.supported = true;
   Schedule& sc = r.schedule;
   sc.family = Family::hopper_warpspecialized;
-  sc.stages = std::stoi(pol[2].str());
+  const auto stages = to_int(pol[2].str());
+  if (!stages || *stages < 1 || *stages > 64) return unsupported("mangled CUTLASS kernel: stage count not readable");
+  sc.stages = *stages;
   const std::size_t after_stages = static_cast<std::size_t>(pol.position(0) + pol.length(0));
   // cluster tuple: N<prefix>IJ... right after the stage count
   std::size_t cl_end = 0;
@@ -125,7 +130,7 @@ KernelNameResult read_mangled(const std::string& s, DType dtype) {
       // automatic epilogue tiles use along M, so only that is accepted.
       const int em = sub[0] > 0 ? sub[0] : 64;
       if (sub[1] > 0) {
-        sc.epilogue_stages = std::stoi(epi[2].str());
+        sc.epilogue_stages = std::clamp(to_int(epi[2].str()).value_or(0), 0, 16);
         sc.epilogue_tile_m = em;
         sc.epilogue_tile_n = sub[1];
         if (sub[0] < 1) add_note(r, "epilogue sub-tile M taken as 64 (a back-reference in the mangled name)");
