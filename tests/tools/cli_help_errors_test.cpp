@@ -21,6 +21,13 @@ TEST_F(CliHelp, TopLevelAndEverySubcommandHelpExitZero) {
   }
 }
 
+TEST_F(CliHelp, ValidateNamesTheOpsItPredicts) {
+  const RunResult r = run_tgsim("validate --help");
+  for (const char* op : {"gemm", "grouped_gemm", "attention", "elementwise", "sm_split", "all_to_all", "all_reduce"}) {
+    EXPECT_NE(r.out.find(op), std::string::npos) << op << "\n" << r.out;
+  }
+}
+
 TEST_F(CliHelp, Version) {
   const RunResult r = run_tgsim("--version");
   EXPECT_EQ(r.code, 0);

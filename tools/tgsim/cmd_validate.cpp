@@ -123,7 +123,9 @@ void register_validate(CLI::App& app, const Context& ctx) {
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = app.add_subcommand("validate", "Predict measured runs (CSV, docs/measurements.md) or replay a PyTorch profile, and report the error");
-  auto* meas = cmd->add_option("--measurements", o->measurements, "Measurement CSV, e.g. traces/h200/gemm.csv");
+  auto* meas = cmd->add_option("--measurements", o->measurements,
+                               "Measurement CSV, e.g. traces/h200/gemm.csv; ops predicted: gemm, grouped_gemm, attention, "
+                               "elementwise, sm_split, all_to_all, all_reduce (others are reported as skipped)");
   auto* prof = cmd->add_option("--profile", o->profile,
                                "PyTorch profiler Chrome trace (record_shapes=True): replay every kernel (docs/profile-replay.md)")
                    ->excludes(meas);
