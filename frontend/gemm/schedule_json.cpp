@@ -90,6 +90,11 @@ Schedule parse_schedule(const nlohmann::json& j, std::string_view origin) {
       if (!v.is_array() || v.size() != 2) throw InputError(where + ": expected [m, n] (or [0, 0]: one store per tile)");
       s.epilogue_tile_m = as_int(v[0], where + "/0", 0, 1024);
       s.epilogue_tile_n = as_int(v[1], where + "/1", 0, 1024);
+      // CUTLASS's sub-tiles are at least 8 x 8; smaller ones would only multiply the graph
+      for (int i = 0; i < 2; ++i) {
+        const int x = i == 0 ? s.epilogue_tile_m : s.epilogue_tile_n;
+        if (x != 0 && x < 8) throw InputError(fmt::format("{}/{}: expected 0 (one store per tile) or >= 8, got {}", where, i, x));
+      }
     } else if (key == "epilogue_stages") s.epilogue_stages = as_int(v, where, 0, 16);
     else if (key == "grouped") s.grouped = as_bool(v, where);
     else if (key == "grouped_setup") s.grouped_setup = as_bool(v, where);

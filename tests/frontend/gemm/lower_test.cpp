@@ -252,6 +252,7 @@ TEST(ScheduleJson, RoundTripAndErrors) {
     EXPECT_NE(std::string(e.what()).find("x.json: /tiles: unknown key"), std::string::npos) << e.what();
   }
   EXPECT_THROW(parse_schedule(nlohmann::json{{"stages", 0}}, "x.json"), InputError);
+  EXPECT_THROW(parse_schedule(nlohmann::json{{"epilogue_tile", {1, 32}}}, "x.json"), InputError);
 }
 
 }  // namespace
