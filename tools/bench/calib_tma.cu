@@ -38,6 +38,9 @@
 //           after the first pass every request hits L2: the SM's bulk-copy bandwidth from L2.
 //   *_tiny   8-128 KiB per CTA (1-16 requests of 8 KiB), 1 or 132 CTAs: a TMA kernel's fixed
 //           costs after a flush (descriptor fetch, barrier set-up, first-load latency).
+//   tiled_oob  the tiled stream with a tensor map of only 64 rows: all boxes but CTA 0's first
+//           panel lie wholly outside the tensor and are zero-filled (no memory read): what such
+//           a box costs, as the out-of-range CTA of a 2x1 cluster over a grouped GEMM's edge pays.
 //   Request sizes beyond the GEMM boxes: 2 and 4 KiB (16/32-row boxes, and 1D), 64 and
 //   128 KiB (1D only; box_rows column = bytes/128).
 // All other variants move 8 MiB per CTA (4 MiB with 2 CTAs/SM). One CTA per SM is forced
@@ -303,6 +306,8 @@ struct Config {
   bool divloop = false;      // the first revision's div/mod producer loop (producers = 1)
   long long box_bytes_1d = 0;  // contig only: request size other than box_rows*128 (0: box_rows*128)
   long long wrap_bytes = 0;    // contig only: > 0 re-reads a region of this size (L2-resident)
+  int map_rows = 0;            // tiled: > 0 encodes the tensor map with only this many rows, so every
+                               // box beyond them lies wholly outside the tensor (TMA zero-fills it)
 };
 
 struct Result {
@@ -325,12 +330,12 @@ struct Ctx {
   unsigned long long *t0 = nullptr, *t1 = nullptr;
   cudaEvent_t e0{}, e1{};
   std::map<std::string, CUtensorMap> maps;
-  const CUtensorMap& map_for(int pitch, int box_rows, bool promo) {
+  const CUtensorMap& map_for(int pitch, int box_rows, bool promo, int map_rows = 0) {
     char k[64];
-    std::snprintf(k, sizeof k, "%d/%d/%d", pitch, box_rows, (int)promo);
+    std::snprintf(k, sizeof k, "%d/%d/%d/%d", pitch, box_rows, (int)promo, map_rows);
     auto it = maps.find(k);
     if (it != maps.end()) return it->second;
-    uint64_t cols = (uint64_t)pitch / 2, rows = mat_bytes / (uint64_t)pitch;
+    uint64_t cols = (uint64_t)pitch / 2, rows = map_rows > 0 ? (uint64_t)map_rows : mat_bytes / (uint64_t)pitch;
     return maps[k] = make_map(mat, cols, rows, (uint32_t)box_rows,
                               promo ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_NONE);
   }
@@ -372,7 +377,7 @@ bool setup(Ctx& c, const Config& cf, Params& p, int& smem, const CUtensorMap*& t
   p.t0 = c.t0;
   p.t1 = c.t1;
   static const CUtensorMap unused{};  // the 1D kernel never reads its map (and boxes > 256 rows can't be encoded)
-  tm = cf.tiled ? &c.map_for(cf.pitch, cf.box_rows, cf.promo) : &unused;
+  tm = cf.tiled ? &c.map_for(cf.pitch, cf.box_rows, cf.promo, cf.map_rows) : &unused;
   return true;
 }
 
@@ -669,6 +674,13 @@ int main(int argc, char** argv) {
       cfgs.push_back({"tiled_tiny", true, n, 4, 64, P8, true, kb * 1024, ONE, 1});
       cfgs.push_back({"contig_tiny", false, n, 4, 64, P8, true, kb * 1024, ONE, 1});
     }
+  // wholly out-of-range boxes (zero fill) against the same in-range stream, 66 and 132 CTAs
+  for (int n : {66, nsm})
+    for (int R : {64, 128})
+      for (int st : {4, 8}) {
+        cfgs.push_back({"tiled_oob", true, n, st, R, P16, true, 8 * MiB, ONE, 1, 0, 1, false, 0, 0, 64});
+        cfgs.push_back({"tiled_oobref", true, n, st, R, P16, true, 8 * MiB, ONE, 1});
+      }
   if (argc > 2) {
     const std::string only = argv[2];
     std::vector<Config> keep;
