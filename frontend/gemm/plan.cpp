@@ -111,6 +111,8 @@ Plan make_plan(const Problem& p, const Schedule& s, const hw::GpuSpec& spec, int
         // clamped tile), as launched grids do.
         w.tile_m = g * tiles_m + std::min(b.m * plan.cluster_m + rm, tiles_m - 1);
         w.tile_n = g * tiles_n + std::min(b.n * plan.cluster_n + rn, tiles_n - 1);
+        w.outside_m = b.m * plan.cluster_m + rm >= tiles_m;
+        w.outside_n = b.n * plan.cluster_n + rn >= tiles_n;
         w.split = split;
         w.k_base = split * plan.k_iters_per_split;
         w.rank_m = rm;

@@ -28,6 +28,10 @@ struct WorkItem {
   std::int64_t k_iters = 0;  // K iterations this item runs
   Fixup fixup = Fixup::none;
   std::int64_t group = 0;  // grouped GEMM: the problem this tile belongs to
+  // The CTA's tile lies outside the problem (a cluster block over the edge): its loads of the
+  // operand whose extent it overhangs are zero-filled TMA boxes (`outside_m`: A, `outside_n`: B).
+  bool outside_m = false;
+  bool outside_n = false;
   std::vector<std::int64_t> peers;  // own: k_base of the contributing pieces of this tile
 };
 inline constexpr int kParamsPerItem = 7;
