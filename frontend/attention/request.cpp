@@ -10,7 +10,10 @@ namespace tgsim::attention {
 namespace {
 
 // FlashAttention-2 (run_mha_fwd_hdim*, sm80/sm90, no dropout): 128x128 tiles of 4 warps up to
-// d=64, 128x64 of 4 warps up to d=128, 128x64 of 8 warps above. The split-KV kernel: 64-row
+// d=64, 128x64 of 4 warps up to d=128; above, 128x64 of 8 warps where one CTA can have
+// 2·d·(128 + 2·64) B of shared memory but an SM not 4·d·(64 + 2·64) B (the A100), else 64x64 of 4
+// warps, two CTAs per SM (the H100/H200: what PyTorch ran on the H200, attention_kernel_info.csv;
+// flash-attn's csrc/flash_attn/src/flash_fwd_launch_template.h). The split-KV kernel: 64-row
 // tiles, KV blocks of 256/128/64 keys (d <= 64 / <= 128 / above), 4 warps, split count from the
 // heuristic (lower.cpp), used when it picks more than one split.
 Schedule fa2_default(const Problem& p, const hw::GpuSpec& spec) {
@@ -30,7 +33,14 @@ Schedule fa2_default(const Problem& p, const hw::GpuSpec& spec) {
   }
   s.block_m = 128;
   s.block_n = p.head_dim <= 64 ? 128 : 64;
-  s.warps = p.head_dim <= 128 ? 4 : 8;
+  s.warps = 4;
+  if (p.head_dim > 128) {
+    const double d = static_cast<double>(p.head_dim);
+    const bool big_cta = static_cast<double>(spec.sm.shared_memory_per_cta.value) >= 2 * d * (128 + 2 * 64) &&
+                         static_cast<double>(spec.sm.shared_memory.value) < 4 * d * (64 + 2 * 64);
+    s.block_m = big_cta ? 128 : 64;
+    s.warps = big_cta ? 8 : 4;
+  }
   s.name = fmt::format("fa2_{}x{}_{}w_d{}", s.block_m, s.block_n, s.warps, p.head_dim);
   return s;
 }

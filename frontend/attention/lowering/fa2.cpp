@@ -53,6 +53,7 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Tem
   const double lds_v = warps * warp_keys * d * e;
   const double scores = bm * bn / threads;   // per thread
   const double outputs = bm * d / threads;   // per thread
+  const SoftmaxCost cost = softmax_cost(s.family);
 
   const int ld_q = b.add(memory_node("ldQ", NodeKind::load, MemEngine::cp_async, role, rows * d * e, t_q,
                                      {param(p_bh), param(p_m_block), {}}));
@@ -81,18 +82,19 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Tem
       b.order(ld_v, ld_k);  // cp.async.wait_all before issuing it
       prev_k_load = ld_k;
     }
-    const double fp32 = scores * (kSoftmaxFp32PerScore + (masked ? kMaskPerScore : 0.0)) + outputs * kRescalePerOutput;
+    // The exponentials need the row max and the row sum needs them: one warp's SIMT and SFU
+    // work follow each other (other warps fill the gaps).
+    const double fp32 = scores * (cost.fp32_per_score + (masked ? cost.mask_per_score : 0.0)) +
+                        outputs * cost.fp32_per_output + cost.per_block;
     const int smx = b.add(simt_node(fmt::format("softmax_{}", j), role, fp32, threads));
-    const int exp = b.add(simt_node(fmt::format("exp_{}", j), role, scores * kSoftmaxSfuPerScore, threads, SimtPipe::sfu));
-    for (int x : {smx, exp}) {
-      b.edge(sm, x);
-      b.order(prev_softmax, x);  // running max / sum of the rows
-      b.order(prev_exp, x);
-    }
+    const int exp = b.add(simt_node(fmt::format("exp_{}", j), role, scores * cost.sfu_per_score, threads, SimtPipe::sfu));
+    b.edge(sm, smx);
+    b.edge(smx, exp);
+    b.order(prev_softmax, smx);  // running max / sum of the rows
+    b.order(prev_exp, smx);
     const int lsv = b.add(smem_node(fmt::format("ldsmV_{}", j), role, lds_v));
     const int pv = b.add(mma_node(fmt::format("PV_{}", j), role, TensorInst::mma_sync, p.dtype, {16, 8, k_inst}, pv_mma));
     b.edge(ld_v, lsv);
-    b.edge(smx, lsv);
     b.edge(exp, lsv);
     b.edge(lsv, pv);
     prev_pv = pv;

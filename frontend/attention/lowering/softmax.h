@@ -1,22 +1,49 @@
-// SIMT work of FlashAttention's online softmax, in thread-instructions, counted from the
-// algorithm (FlashAttention-2 paper, Algorithm 1; the compiled loops issue these per element):
-//   per score element S[i][j] of a KV block:
-//     FP32 pipe: running row max (FMNMX), scale and subtract the max (FFMA), row sum (FADD),
-//                half a conversion of P to 16 bit (F2FP packs two)           -> 3.5
-//     SFU:       exp2 (MUFU.EX2)                                              -> 1
-//   per output element O[i][d] of a KV block: rescale by exp(m_old - m_new) (FMUL) -> 1
-//   per score element of a block that needs the mask (causal diagonal, ragged KV end):
-//     column index compare + select                                           -> 2
-//   epilogue, per output element: multiply by 1/rowsum, convert                 -> 2
-// No number here is fitted to a measurement.
+// SIMT work of an attention kernel's online softmax and mainloop, in thread-instructions per KV
+// block (a thread issues one per element it holds; a warp-instruction takes one issue slot).
+//
+// FlashAttention-2 (PyTorch's flash kernels) and cuDNN's sm90 kernel: counted from the kernels'
+// SASS, `Instructions Executed` per instruction from Nsight Compute's source counters on the H200
+// (tools/bench/run_attention_ncu.sh -> traces/h200/attention_ncu_ops.csv, docs/attention.md),
+// divided by the kernel's warp-blocks and split into a per-score and a per-output part across
+// head dims 64/128/256 (the split reproduces each kernel's total within 4%):
+//   FA2,   per score: FMUL 3.25, FADD 2, FSETP 1.1, FMNMX 1.1, F2FP 0.5      -> 8.0;  MUFU.EX2 1.0
+//   cuDNN, per score: FMUL 1, FADD 2, FMNMX 1, F2FP 0.5 (+ FSETP/FSEL/FFMA)  -> 4.75; MUFU.EX2 1.0
+//   both,  per output element: FMUL 1 (O rescale by exp(m_old - m_new))
+//   per warp and KV block, everything else the mainloop issues (addressing, loop, cp.async/TMA
+//   and barrier bookkeeping, register moves, FA2's spills): FA2 107-180 (d=256..128), cuDNN
+//   consumer warps 116-145 -> 150 and 130;
+//   causal diagonal blocks, FA2: FSEL, ISETP, IMAD, VIADD of the mask, ~4.2 per score -> 4.
+// The compiled kernels issue about twice the FP32 work the algorithm needs (FlashAttention-2
+// paper, Algorithm 1: max, scale-subtract, sum, half a conversion = 3.5 per score).
+// FlashAttention-3 (not measured here) takes cuDNN's counts: the same warp-specialised wgmma
+// algorithm on the same architecture. cuDNN's sm80 decode kernel takes FlashAttention-2's (its
+// lowering is FlashAttention-2's; it is memory-bound, so this matters little).
+// No number here is fitted to a timing.
 #pragma once
+
+#include "frontend/attention/schedule.h"
 
 namespace tgsim::attention {
 
-inline constexpr double kSoftmaxFp32PerScore = 3.5;
-inline constexpr double kSoftmaxSfuPerScore = 1.0;
-inline constexpr double kRescalePerOutput = 1.0;
-inline constexpr double kMaskPerScore = 2.0;
+struct SoftmaxCost {
+  double fp32_per_score = 0;   // FP32/ALU-pipe instructions per score element
+  double sfu_per_score = 0;    // MUFU.EX2 per score element
+  double fp32_per_output = 0;  // O rescale per output element
+  double mask_per_score = 0;   // extra per score of a block that needs the mask
+  double per_block = 0;        // other instructions per thread and KV block
+};
+
+// The epilogue per output element: multiply by 1/rowsum, convert (algorithm count).
 inline constexpr double kEpiloguePerOutput = 2.0;
+
+inline SoftmaxCost softmax_cost(Family f) {
+  switch (f) {
+    case Family::fa2:
+    case Family::cudnn_sm80: return {8.0, 1.0, 1.0, 4.0, 150.0};
+    case Family::fa3:
+    case Family::cudnn: return {4.75, 1.0, 1.0, 2.0, 130.0};
+  }
+  return {};
+}
 
 }  // namespace tgsim::attention

@@ -54,6 +54,7 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Tem
   const auto s_count = static_cast<std::int64_t>(std::ceil(wg_rows / 64) * std::ceil(d / k_inst));
   const auto pv_count = static_cast<std::int64_t>(std::ceil(wg_rows / 64) * std::ceil(d / pv_n) * std::ceil(bn / k_inst));
   const double scores = wg_rows * bn / 128, outputs = wg_rows * d / 128;  // per consumer thread
+  const SoftmaxCost cost = softmax_cost(s.family);
   const auto n = static_cast<std::size_t>(shape.n_iters);
 
   const int ld_q = b.add(memory_node("ldQ", NodeKind::load, MemEngine::tma, producer, valid_rows * d * e, t_q,
@@ -73,21 +74,21 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Tem
       const bool masked = static_cast<std::int64_t>(j) >= shape.n_iters - shape.masked;
       c.s.push_back(b.add(mma_node(fmt::format("S{}_{}", w, j), c.role, TensorInst::wgmma, p.dtype,
                                    {64, static_cast<int>(bn), k_inst}, s_count)));
-      const double fp32 = scores * (kSoftmaxFp32PerScore + (masked ? kMaskPerScore : 0.0)) + outputs * kRescalePerOutput;
+      // SIMT then SFU: exponentials after the row max, the row sum after them (softmax.h).
+      const double fp32 = scores * (cost.fp32_per_score + (masked ? cost.mask_per_score : 0.0)) +
+                          outputs * cost.fp32_per_output + cost.per_block;
       const int smx = b.add(simt_node(fmt::format("softmax{}_{}", w, j), c.role, fp32, 128));
-      const int exp = b.add(simt_node(fmt::format("exp{}_{}", w, j), c.role, scores * kSoftmaxSfuPerScore, 128, SimtPipe::sfu));
+      const int exp = b.add(simt_node(fmt::format("exp{}_{}", w, j), c.role, scores * cost.sfu_per_score, 128, SimtPipe::sfu));
       c.softmax.push_back(smx);
       c.exp.push_back(exp);
       c.pv.push_back(b.add(mma_node(fmt::format("PV{}_{}", w, j), c.role, TensorInst::wgmma, p.dtype, {64, pv_n, k_inst},
                                     pv_count)));
       b.edge(ld_k[j], c.s[j]);
       if (j == 0) b.edge(ld_q, c.s[j]);
-      for (int x : {smx, exp}) {
-        b.edge(c.s[j], x);
-        if (j > 0) b.order(c.softmax[j - 1], x);  // running row max and sum
-        if (j > 0) b.order(c.exp[j - 1], x);
-      }
-      b.edge(smx, c.pv[j]);
+      b.edge(c.s[j], smx);
+      b.edge(smx, exp);
+      if (j > 0) b.order(c.softmax[j - 1], smx);  // running row max and sum
+      if (j > 0) b.order(c.exp[j - 1], smx);
       b.edge(exp, c.pv[j]);
       b.edge(ld_v[j], c.pv[j]);
       if (j > 0) {

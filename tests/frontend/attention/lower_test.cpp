@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "frontend/attention/lower.h"
+#include "frontend/attention/lowering/softmax.h"
 #include "frontend/attention/lowering/work.h"
 #include "frontend/attention/request.h"
 #include "sim/engine/simulate.h"
@@ -60,6 +61,52 @@ TEST(AttentionLowering, Fa2MmaWorkEqualsTheProblemWhenTilesDivide) {
   ASSERT_EQ(l.graph.kernels.size(), 1u);
   EXPECT_DOUBLE_EQ(mma_flops(l.graph.kernels[0]), p.flops());
   EXPECT_EQ(l.graph.kernels[0].cta_count(), 4 * 16 * (1024 / 128));
+}
+
+// SIMT work of one KV block, hand-computed from softmax.h's SASS counts. FlashAttention-2 d=128,
+// 128x64 tiles, 4 warps: a thread holds 64 scores and 128 outputs, so softmax = 8 x 64 + 128 +
+// 150 = 790 instructions and exp = 64; they are chained (exp after softmax, PV after exp).
+TEST(AttentionLowering, Fa2SoftmaxCarriesTheCountsOfTheCompiledKernel) {
+  const auto spec = gpu("h200");
+  const Problem p = prefill(1, 1, 256, 128, false);
+  Schedule s;
+  s.block_m = 128;
+  s.block_n = 64;
+  const auto l = lower_attention(p, s, spec);
+  const auto& t = l.graph.kernels[0].templates[0];
+  auto find = [&](const std::string& id) -> const graph::Node& {
+    for (const auto& n : t.nodes) {
+      if (n.id == id) return n;
+    }
+    throw std::runtime_error("no node " + id);
+  };
+  EXPECT_DOUBLE_EQ(find("softmax_1").ops, 8.0 * 64 + 128 + 150);
+  EXPECT_DOUBLE_EQ(find("exp_1").ops, 64.0);
+  auto has_edge = [&](const std::string& a, const std::string& b) {
+    for (const auto& e : t.edges) {
+      if (t.nodes[static_cast<std::size_t>(e.from)].id == a && t.nodes[static_cast<std::size_t>(e.to)].id == b) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(has_edge("softmax_1", "exp_1"));
+  EXPECT_TRUE(has_edge("exp_1", "ldsmV_1"));
+  // cuDNN's kernels issue fewer: 4.75 per score, 130 per block.
+  EXPECT_DOUBLE_EQ(softmax_cost(Family::cudnn).fp32_per_score, 4.75);
+}
+
+// flash-attn's d=256 rule: 128x64 tiles of 8 warps where an SM cannot hold two 64x64 CTAs but one
+// CTA can have 128 KiB (A100), else 64x64 of 4 warps, 2 CTAs per SM (H100/H200, as recorded).
+TEST(AttentionLowering, Fa2HeadDim256TileFollowsTheSharedMemoryRule) {
+  const Problem p = prefill(4, 8, 4096, 256, false);
+  const Schedule a100 = default_schedule(p, Family::fa2, gpu("a100"));
+  EXPECT_EQ(a100.block_m, 128);
+  EXPECT_EQ(a100.warps, 8);
+  for (const char* g : {"h100", "h200"}) {
+    const Schedule s = default_schedule(p, Family::fa2, gpu(g));
+    EXPECT_EQ(s.block_m, 64) << g;
+    EXPECT_EQ(s.block_n, 64) << g;
+    EXPECT_EQ(s.warps, 4) << g;
+  }
 }
 
 TEST(AttentionLowering, CausalSkipsMaskedBlocksAndMasksTheDiagonal) {

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""The attention kernels PyTorch SDPA runs, one call each, for Nsight Compute (ncu) to profile.
+
+Run under ncu with --profile-from-start off (run_attention_ncu.sh does): each case is warmed up
+outside the profiled range, then L2 is flushed and one SDPA call runs between
+torch.cuda.profiler.start() and stop(), so ncu profiles exactly the kernels of that call.
+
+What the profile is for (docs/attention.md): where a FlashAttention-2 / cuDNN warp's cycles go —
+instructions executed per pipe and per opcode, issue-slot use, warp stall reasons, tensor-pipe
+use — so the attention lowerings' per-element instruction counts and their latency terms can be
+checked against the compiled kernels instead of being counted from the algorithm.
+
+Usage: attention_ncu.py [--dry-run]
+"""
+import sys
+
+# backend, batch, heads, heads_kv, seq_q, seq_kv, head_dim, causal (bf16; the prefill cases keep
+# the FlashAttention papers' 16k tokens and heads * head_dim = 2048)
+CASES = [
+    ("flash", 4, 32, 32, 4096, 4096, 64, 0), ("flash", 4, 16, 16, 4096, 4096, 128, 0),
+    ("flash", 4, 8, 8, 4096, 4096, 256, 0), ("flash", 4, 16, 16, 4096, 4096, 128, 1),
+    ("flash", 32, 16, 16, 512, 512, 128, 0),
+    ("flash", 1, 32, 8, 1, 8192, 128, 0), ("flash", 32, 32, 8, 1, 8192, 128, 0),
+    ("cudnn", 4, 32, 32, 4096, 4096, 64, 0), ("cudnn", 4, 16, 16, 4096, 4096, 128, 0),
+    ("cudnn", 4, 8, 8, 4096, 4096, 256, 0), ("cudnn", 4, 16, 16, 4096, 4096, 128, 1),
+    ("cudnn", 32, 16, 16, 512, 512, 128, 0),
+    ("cudnn", 1, 32, 8, 1, 8192, 128, 0), ("cudnn", 32, 32, 8, 1, 8192, 128, 0),
+]
+# A few mid-size GEMMs (torch.mm, bf16, row-major M x K times K x N) that the GEMM model predicts
+# 20-25% fast, profiled the same way for comparison with a kernel the model gets right (8192^3).
+GEMMS = [(1024, 4096, 4096), (256, 4096, 4096), (2048, 4096, 4096), (8192, 8192, 8192)]
+
+
+def main():
+    if "--dry-run" in sys.argv:
+        for c in CASES + GEMMS:
+            print(*c)
+        return
+    import torch
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    backends = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}
+    flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+    for backend, b, h, hkv, sq, skv, d, causal in CASES:
+        q = torch.randn(b, sq, h, d, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
+        k = torch.randn(b, skv, hkv, d, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
+        v = torch.randn(b, skv, hkv, d, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
+
+        def call():
+            with sdpa_kernel(backends[backend]):
+                return torch.nn.functional.scaled_dot_product_attention(
+                    q, k, v, is_causal=bool(causal), enable_gqa=hkv != h)
+
+        for _ in range(3):
+            call()
+        flush.zero_()
+        torch.cuda.synchronize()
+        torch.cuda.profiler.start()
+        call()
+        torch.cuda.synchronize()
+        torch.cuda.profiler.stop()
+        print(f"case {backend} b{b} h{h}/{hkv} sq{sq} skv{skv} d{d} causal{causal}", flush=True)
+    for m, n, kk in GEMMS:
+        a = torch.randn(m, kk, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(kk, n, device="cuda", dtype=torch.bfloat16)
+        for _ in range(3):
+            a @ w
+        flush.zero_()
+        torch.cuda.synchronize()
+        torch.cuda.profiler.start()
+        a @ w
+        torch.cuda.synchronize()
+        torch.cuda.profiler.stop()
+        print(f"gemm {m}x{n}x{kk}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
