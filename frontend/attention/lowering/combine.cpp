@@ -2,6 +2,10 @@
 // `rows_per_cta` query rows, read every split's log-sum-exp and fp32 partial output, rescale
 // and sum them (exp on the SFU, one FMA per partial element), write O in the input type.
 // 128 threads; rows per CTA: 4 when head_dim is a multiple of 128, 8 for multiples of 64, else 16.
+// The partials are read in round trips, each after the previous one's accumulation: the
+// FlashAttention-2 kernel's split loop (unrolled by 4) loads every split into the same registers,
+// so one load at a time; cuDNN's lean_reduction_kernel issues 4 cp.async per trip, then waits
+// (DEPBAR + barrier). Both read off the kernels' SASS (traces/h200/attention_ncu_ops.csv run).
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -38,13 +42,20 @@ graph::Kernel build_combine_kernel(const Problem& p, const Schedule& s, const Ti
   const int lse = b.add(memory_node("ldLSE", NodeKind::load, MemEngine::plain, role, t.splits * rows * 4.0, -1, {}));
   const int scale = b.add(simt_node("lse", role, 2.0 * t.splits * rows / threads + 4, threads, graph::SimtPipe::sfu));
   b.edge(lse, scale);
-  const int acc = b.add(simt_node("accumulate", role, t.splits * rows * d / threads, threads));
-  b.edge(scale, acc);
-  for (int split = 0; split < t.splits; ++split) {
-    const int ld = b.add(memory_node(fmt::format("ldOpartial_{}", split), NodeKind::load, MemEngine::plain, role,
-                                     rows * d * 4.0, t_partial,
-                                     {param(p_bh), param(p_m_block), graph::Coord{-1, split * t.blocks_per_split}}));
-    b.edge(ld, acc);
+  const int per_trip = s.family == Family::cudnn_sm80 ? 4 : 1;
+  int acc = scale;
+  for (int first = 0; first < t.splits; first += per_trip) {
+    const int last = std::min(t.splits, first + per_trip);
+    const int group_acc =
+        b.add(simt_node(fmt::format("accumulate_{}", first), role, (last - first) * rows * d / threads, threads));
+    for (int split = first; split < last; ++split) {
+      const int ld = b.add(memory_node(fmt::format("ldOpartial_{}", split), NodeKind::load, MemEngine::plain, role,
+                                       rows * d * 4.0, t_partial,
+                                       {param(p_bh), param(p_m_block), graph::Coord{-1, split * t.blocks_per_split}}));
+      b.edge(acc, ld);
+      b.edge(ld, group_acc);
+    }
+    acc = group_acc;
   }
   const double e = dtype_bits(p.dtype) / 8.0;
   const int st = b.add(memory_node("stO", NodeKind::store, MemEngine::plain, role, rows * d * e, t_o,

@@ -35,6 +35,20 @@ double mma_flops(const graph::Kernel& k) {
   return f;
 }
 
+const graph::Node& node(const graph::CtaTemplate& t, const std::string& id) {
+  for (const auto& n : t.nodes) {
+    if (n.id == id) return n;
+  }
+  throw std::runtime_error("no node " + id);
+}
+
+bool has_edge(const graph::CtaTemplate& t, const std::string& from, const std::string& to) {
+  for (const auto& e : t.edges) {
+    if (t.nodes[static_cast<std::size_t>(e.from)].id == from && t.nodes[static_cast<std::size_t>(e.to)].id == to) return true;
+  }
+  return false;
+}
+
 double simulate_us(const Problem& p, const Schedule& s, const hw::GpuSpec& spec) {
   const auto l = lower_attention(p, s, spec);
   graph::validate_tile_graph(l.graph, "test");
@@ -74,22 +88,10 @@ TEST(AttentionLowering, Fa2SoftmaxCarriesTheCountsOfTheCompiledKernel) {
   s.block_n = 64;
   const auto l = lower_attention(p, s, spec);
   const auto& t = l.graph.kernels[0].templates[0];
-  auto find = [&](const std::string& id) -> const graph::Node& {
-    for (const auto& n : t.nodes) {
-      if (n.id == id) return n;
-    }
-    throw std::runtime_error("no node " + id);
-  };
-  EXPECT_DOUBLE_EQ(find("softmax_1").ops, 8.0 * 64 + 128 + 150);
-  EXPECT_DOUBLE_EQ(find("exp_1").ops, 64.0);
-  auto has_edge = [&](const std::string& a, const std::string& b) {
-    for (const auto& e : t.edges) {
-      if (t.nodes[static_cast<std::size_t>(e.from)].id == a && t.nodes[static_cast<std::size_t>(e.to)].id == b) return true;
-    }
-    return false;
-  };
-  EXPECT_TRUE(has_edge("softmax_1", "exp_1"));
-  EXPECT_TRUE(has_edge("exp_1", "ldsmV_1"));
+  EXPECT_DOUBLE_EQ(node(t, "softmax_1").ops, 8.0 * 64 + 128 + 150);
+  EXPECT_DOUBLE_EQ(node(t, "exp_1").ops, 64.0);
+  EXPECT_TRUE(has_edge(t, "softmax_1", "exp_1"));
+  EXPECT_TRUE(has_edge(t, "exp_1", "ldsmV_1"));
   // cuDNN's kernels issue fewer: 4.75 per score, 130 per block.
   EXPECT_DOUBLE_EQ(softmax_cost(Family::cudnn).fp32_per_score, 4.75);
 }
@@ -161,6 +163,23 @@ TEST(AttentionLowering, DecodeWithGqaPacksTheGroupAndAddsACombineKernel) {
   EXPECT_EQ(l.graph.kernels[0].cta_count(), 32 * 8);  // grid [1, 32, 8]
   EXPECT_EQ(l.graph.kernels[1].cta_count(), 8);       // 32 query rows, 4 per CTA
   EXPECT_EQ(l.graph.kernels[1].after, std::vector<int>{0});
+  // FlashAttention-2's combine reads one split per round trip (its SASS loads every split into
+  // the same registers); cuDNN's lean reduction four per trip.
+  const auto& c = l.graph.kernels[1].templates[0];
+  EXPECT_TRUE(has_edge(c, "accumulate_0", "ldOpartial_1"));
+  EXPECT_TRUE(has_edge(c, "accumulate_30", "ldOpartial_31"));
+  Schedule cudnn = l.schedule;
+  cudnn.family = Family::cudnn_sm80;
+  const auto lc = lower_attention(p, cudnn, spec);
+  const auto& cc = lc.graph.kernels[1].templates[0];
+  EXPECT_TRUE(has_edge(cc, "lse", "ldOpartial_3"));
+  EXPECT_TRUE(has_edge(cc, "accumulate_0", "ldOpartial_4"));
+  // 32 dependent L2 round trips: the combine takes at least 32 x l2.hit_latency.
+  engine::SimOptions o;
+  o.critical_path = false;
+  const auto r = engine::simulate(l.graph, spec, o);
+  const double combine_cycles = to_us(r.kernels[1].end - r.kernels[1].start) * r.kernels[1].sm_clock_mhz;
+  EXPECT_GT(combine_cycles, 32 * spec.l2.hit_latency.value);
 }
 
 TEST(AttentionLowering, WarpSpecialisedNeedsHopperAndFittingSharedMemory) {
