@@ -155,24 +155,21 @@ bool parse_cudnn(const std::string& name, KernelNameResult& r) {
                                   r.schedule.block_n, r.head_dim, warps_m, warps_n, std::string(m[4]));
     return true;
   }
-  r.schedule.family = Family::cudnn;
   // <a>x<b>x<c>: the warps of one consumer warpgroup along M, N, K of its BM-row tile. The
   // kernels run 384 threads (a producer warpgroup and two consumer warpgroups), persistent on
   // every SM, with 168 registers and all the shared memory (profiler launch records,
-  // traces/h200/attention_kernel_info.csv): two consumer warpgroups each holding a BM-row tile,
-  // taking turns on the tensor cores. Modelled as one CTA of 2 x BM rows with ping-pong, softmax
-  // overlapped with the GEMMs inside a warpgroup, and as many K/V stages as shared memory holds.
+  // traces/h200/attention_kernel_info.csv): two consumer warpgroups each holding a BM-row tile.
+  // Modelled as one CTA of 2 x BM rows with the structure their SASS shows
+  // (set_cudnn_sm90_structure) and as many K/V stages as shared memory holds.
   if (warps_m != 4 || r.schedule.block_m != 64) {
     r.reason = fmt::format("\"{}\": cuDNN sm90 tile {}x{} with {} warps along M is not modelled (known: 64 rows, 4 warps)",
                            name, r.schedule.block_m, r.schedule.block_n, warps_m);
     return false;
   }
-  r.schedule.consumer_warpgroups = 2;
+  set_cudnn_sm90_structure(r.schedule);  // stages: as many as fit, at most 4 (warp_specialized.cpp)
   r.schedule.block_m = 2 * r.schedule.block_m;
-  r.schedule.stages = 4;  // as many as fit, at most 4 (warp_specialized.cpp)
-  r.schedule.intra_warpgroup_overlap = true;
-  r.schedule.pingpong = true;
-  r.notes.push_back("cuDNN: producer + 2 consumer warpgroups (from the profiler's launch records), intra-warpgroup softmax/GEMM overlap assumed");
+  r.notes.push_back("cuDNN: producer + 2 consumer warpgroups (launch records); GEMMs waited for before the softmax, "
+                    "warpgroups taking turns on their exponentials (the kernels' SASS)");
   r.schedule.name = fmt::format("cudnn_sm{}_{}x{}_d{}_knob{}", std::string(m[1]), r.schedule.block_m, r.schedule.block_n,
                                 r.head_dim, std::string(m[4]));
   return true;

@@ -68,16 +68,12 @@ Schedule fa3_default(const Problem& p) {
 }
 
 // cuDNN's sm90 flash forward as seen on H200 (sdpa_sm90_flash_fprop_wgmma_*_64x128x<d>_4x1x1):
-// two consumer warpgroups of 64 rows, 128-key blocks, ping-pong (docs/attention.md).
+// two consumer warpgroups of 64 rows, 128-key blocks (docs/attention.md).
 Schedule cudnn_default(const Problem& p) {
   Schedule s;
-  s.family = Family::cudnn;
+  set_cudnn_sm90_structure(s);
   s.block_m = 128;
   s.block_n = 128;
-  s.consumer_warpgroups = 2;
-  s.stages = 4;
-  s.intra_warpgroup_overlap = true;
-  s.pingpong = true;
   s.name = fmt::format("cudnn_sm90_128x128_d{}", p.head_dim);
   return s;
 }

@@ -28,6 +28,15 @@ std::string_view to_string(Family f) {
   return "?";
 }
 
+void set_cudnn_sm90_structure(Schedule& s) {
+  s.family = Family::cudnn;
+  s.consumer_warpgroups = 2;
+  s.stages = 4;
+  s.intra_warpgroup_overlap = false;
+  s.pingpong = true;
+  s.pingpong_exp = true;
+}
+
 nlohmann::json to_json(const Schedule& s) {
   return {{"name", s.name},
           {"family", to_string(s.family)},
@@ -39,6 +48,7 @@ nlohmann::json to_json(const Schedule& s) {
           {"stages", s.stages},
           {"intra_warpgroup_overlap", s.intra_warpgroup_overlap},
           {"pingpong", s.pingpong},
+          {"pingpong_exp", s.pingpong_exp},
           {"q_in_registers", s.q_in_registers},
           {"splits", s.splits},
           {"split_kernel", s.split_kernel},
@@ -49,7 +59,7 @@ nlohmann::json to_json(const Schedule& s) {
 Schedule schedule_from_json(const nlohmann::json& j, const std::string& where) {
   if (!j.is_object()) throw InputError(fmt::format("{}: expected a JSON object with schedule fields", where));
   static const std::vector<std::string> keys{"name", "family", "block_m", "block_n", "warps", "warps_along_kv", "consumer_warpgroups",
-                                             "stages", "intra_warpgroup_overlap", "pingpong", "q_in_registers",
+                                             "stages", "intra_warpgroup_overlap", "pingpong", "pingpong_exp", "q_in_registers",
                                              "splits", "split_kernel", "pack_gqa", "longest_first"};
   Schedule s;
   s.name = where;
@@ -71,6 +81,7 @@ Schedule schedule_from_json(const nlohmann::json& j, const std::string& where) {
     else if (key == "stages") s.stages = as_int(v, at, 1, 8);
     else if (key == "intra_warpgroup_overlap") s.intra_warpgroup_overlap = as_bool(v, at);
     else if (key == "pingpong") s.pingpong = as_bool(v, at);
+    else if (key == "pingpong_exp") s.pingpong_exp = as_bool(v, at);
     else if (key == "q_in_registers") s.q_in_registers = as_bool(v, at);
     else if (key == "splits") s.splits = as_int(v, at, 0, 256);
     else if (key == "split_kernel") s.split_kernel = as_bool(v, at);

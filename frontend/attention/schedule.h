@@ -32,6 +32,9 @@ struct Schedule {
   int stages = 2;               // fa3/cudnn: K/V pipeline stages in shared memory
   bool intra_warpgroup_overlap = true;  // fa3: softmax of block j overlaps the GEMMs of j+1 / j-1
   bool pingpong = true;                 // fa3: named barriers alternate the warpgroups' GEMMs
+  // With pingpong: the warpgroups take turns on their exponentials instead (cuDNN's sm90 kernels:
+  // BAR.SYNC before and BAR.ARV after the exp section of the softmax, in their SASS).
+  bool pingpong_exp = false;
   bool q_in_registers = false;          // fa2: Q fragments kept in registers (else re-read via ldmatrix)
   // Split-KV (flash-decoding): the KV length is cut into `splits` pieces run by separate CTAs,
   // then a combine kernel merges the partial outputs. 0: the library's heuristic decides.
@@ -44,6 +47,12 @@ struct Schedule {
   // true = causal tiles with the most KV blocks first (FA3's scheduler).
   bool longest_first = false;
 };
+
+// cuDNN's sm90 flash forward structure (kernels seen on the H200, their SASS in the Nsight
+// Compute run, docs/attention.md): a producer and two consumer warpgroups of block_m / 2 rows,
+// 4 K/V stages, no intra-warpgroup overlap (each GEMM group is waited for before the softmax:
+// WARPGROUP.DEPBAR after S and after PV), the warpgroups taking turns on their exponentials.
+void set_cudnn_sm90_structure(Schedule& s);
 
 nlohmann::json to_json(const Schedule& s);
 // Reads a schedule file's object; `where` names the file for errors (InputError with JSON paths).

@@ -170,7 +170,11 @@ CompiledTemplate compile_template(const graph::CtaTemplate& t, const hw::GpuSpec
     }
   }
   // CSR successor lists; an edge out of an MMA into a non-MMA node also waits for the tensor
-  // pipe's result latency (MMA -> MMA chains on one accumulator are pipelined in hardware).
+  // pipe's result latency (MMA -> MMA chains on one accumulator are pipelined in hardware):
+  // tensor.latency for warpgroup/CTA-wide MMAs (the wait behind a wgmma commit group), and
+  // tensor.mma_sync_latency, where the spec has it, for mma.sync.
+  const double sync_latency =
+      spec.tensor.mma_sync_latency.value > 0 ? spec.tensor.mma_sync_latency.value : spec.tensor.latency.value;
   std::vector<std::vector<std::int32_t>> out(n);
   for (const auto& e : t.edges) {
     out[static_cast<std::size_t>(e.from)].push_back(e.to);
@@ -181,7 +185,8 @@ CompiledTemplate compile_template(const graph::CtaTemplate& t, const hw::GpuSpec
     for (std::int32_t s : out[i]) {
       ct.succ.push_back(s);
       const bool mma_result = ct.nodes[i].kind == NodeKind::mma && ct.nodes[static_cast<std::size_t>(s)].kind != NodeKind::mma;
-      ct.succ_delay_cycles.push_back(mma_result ? spec.tensor.latency.value : 0.0);
+      const double latency = t.nodes[i].inst == TensorInst::mma_sync ? sync_latency : spec.tensor.latency.value;
+      ct.succ_delay_cycles.push_back(mma_result ? latency : 0.0);
     }
     ct.nodes[i].succ_end = static_cast<std::uint32_t>(ct.succ.size());
     if (ct.nodes[i].indegree == 0) ct.roots.push_back(static_cast<std::int32_t>(i));

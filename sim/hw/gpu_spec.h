@@ -63,10 +63,13 @@ struct TensorSpec {
   // Dense FLOP per SM per clock, by instruction family and input type. Missing entry: the GPU
   // cannot run that instruction/type (an error at lowering or simulation).
   std::map<TensorInst, std::map<DType, double>> flops_per_cycle;
-  Cycles latency;  // pipeline latency added to the first instruction of a dependent chain
+  // From an MMA node's last instruction to its result being usable by non-MMA work: for wgmma /
+  // tcgen05 the wait behind a commit group beyond its tensor-core time.
+  Cycles latency;
   // mma.sync issue to issue on one accumulator chain (a dependent chain of mma.sync is latency
   // bound); optional in JSON (tensor.mma_sync_latency), zero: not known. Used by frontends that
-  // know their chains (frontend/multigpu/sm_split.cpp).
+  // know their chains (frontend/multigpu/sm_split.cpp) and, where set, as the result latency of
+  // mma.sync nodes instead of `latency`.
   Cycles mma_sync_latency;
   bool operator==(const TensorSpec&) const = default;
 };

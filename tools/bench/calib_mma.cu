@@ -17,7 +17,10 @@
 // (cycles / time). Data correctness is irrelevant; the instructions must be in the SASS
 // (run_h200.sh greps cuobjdump --dump-sass for HGMMA / QGMMA / HMMA).
 //
-// Usage: calib_mma [calibration.csv]
+// With "wait" as the second argument it measures only the wait behind a wgmma commit group
+// (wgmma_wait_kernel: G wgmma per group, wait_group 0, G = 1..16, 1 and 2 warpgroups per SM).
+//
+// Usage: calib_mma [calibration.csv] [wait]
 #include "common.h"
 #include "wgmma_ops.h"
 
@@ -175,6 +178,59 @@ static void run_wgmma(CalibCsv& csv, int sms, long long* d_cyc, float* d_sink, c
   csv.row(q, r.flop_clk_sm, "FLOP/clk/SM", m, 1);
 }
 
+// The wait behind a wgmma group: each warpgroup issues G wgmma m64n128k16 bf16 (64 cycles of
+// tensor-core work each at 4096 FLOP/clk/SM) as one commit group, waits for it (wait_group 0)
+// and reads one accumulator, as an attention consumer does before its softmax, then repeats.
+// cycles per iteration = G x 64 + the wait's latency (one warpgroup per SM); with two the other
+// warpgroup's group can fill the gap.
+template <int G, int NWG>
+__global__ void __launch_bounds__(128 * NWG, 1) wgmma_wait_kernel(int iters, long long* cycles, float* sink) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  __nv_bfloat16* sb = reinterpret_cast<__nv_bfloat16*>(smem);
+  for (int i = threadIdx.x; i < 16384; i += blockDim.x) sb[i] = __float2bfloat16(urand(i, 99 + blockIdx.x));
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  const int wg = threadIdx.x / 128;
+  uint64_t da = smem_desc(smem, 128, 256);
+  uint64_t db = smem_desc(smem + 8192 + wg * 8192, 128, 256);
+  float d[64];
+#pragma unroll
+  for (int i = 0; i < 64; ++i) d[i] = 0.f;
+  float use = 0.f;
+  __syncthreads();
+  long long t0 = clock64();
+  for (int it = 0; it < iters; ++it) {
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+    for (int g = 0; g < G; ++g) wgmma_bf16_n128(d, da, db);
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    use += d[0] + d[63];
+  }
+  __syncthreads();
+  long long t1 = clock64();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+  if (use == 1234.5f) sink[threadIdx.x] = use;
+}
+
+template <int G, int NWG>
+static void run_wgmma_wait(CalibCsv& csv, int sms, long long* d_cyc, float* d_sink) {
+  auto k = wgmma_wait_kernel<G, NWG>;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_REQ));
+  const int iters = 20000 / G;
+  const double flop = (double)NWG * iters * G * WgOp<1>::FLOP;
+  Result r = measure([&] { k<<<sms, 128 * NWG, SMEM_REQ>>>(iters, d_cyc, d_sink); }, sms, flop, d_cyc);
+  const double cycles_per_iter = NWG * G * WgOp<1>::FLOP / r.flop_clk_sm;
+  char q[64], m[400];
+  std::snprintf(q, sizeof q, "wgmma_wait_bf16_m64n128k16_g%d_wg%d", G, NWG);
+  std::snprintf(m, sizeof m,
+                "per iteration each of %d warpgroup(s) per SM: wgmma.fence, %d x wgmma.mma_async m64n128k16 f32.bf16.bf16 "
+                "(A+B from smem) in one commit group, wait_group 0, one accumulator read; one CTA per SM on %d SMs; "
+                "clock64 per CTA; median over CTAs of median of 3 launches; %.1f FLOP/clk/SM; spread %.2f%%",
+                NWG, G, sms, r.flop_clk_sm, r.spread_pct);
+  csv.row(q, cycles_per_iter, "cycles/iter", m, 1);
+}
+
 template <int CHAINS>
 static void run_mma(CalibCsv& csv, int sms, int warps, const uint32_t* d_in, long long* d_cyc, float* d_sink) {
   auto k = mma_sync_kernel<CHAINS>;
@@ -209,6 +265,18 @@ int main(int argc, char** argv) {
   fill_random((__nv_bfloat16*)d_in, 8192, 5);
   CK(cudaDeviceSynchronize());
 
+  if (argc > 2 && std::string(argv[2]) == "wait") {
+    std::printf("wgmma group wait\n");
+    run_wgmma_wait<1, 1>(csv, sms, d_cyc, d_sink);
+    run_wgmma_wait<2, 1>(csv, sms, d_cyc, d_sink);
+    run_wgmma_wait<4, 1>(csv, sms, d_cyc, d_sink);
+    run_wgmma_wait<8, 1>(csv, sms, d_cyc, d_sink);
+    run_wgmma_wait<16, 1>(csv, sms, d_cyc, d_sink);
+    run_wgmma_wait<4, 2>(csv, sms, d_cyc, d_sink);
+    run_wgmma_wait<8, 2>(csv, sms, d_cyc, d_sink);
+    std::printf("calib_mma done\n");
+    return 0;
+  }
   std::printf("wgmma throughput\n");
   run_wgmma<0, 1>(csv, sms, d_cyc, d_sink, "wgmma_bf16_m64n256k16_wg1", "wgmma.mma_async m64n256k16 f32.bf16.bf16");
   run_wgmma<0, 2>(csv, sms, d_cyc, d_sink, "wgmma_bf16_m64n256k16_wg2", "wgmma.mma_async m64n256k16 f32.bf16.bf16");

@@ -27,6 +27,7 @@ namespace tgsim::attention {
 
 struct SoftmaxCost {
   double fp32_per_score = 0;   // FP32/ALU-pipe instructions per score element
+  double max_per_score = 0;    // of which the row max (FMNMX), before the exponentials
   double sfu_per_score = 0;    // MUFU.EX2 per score element
   double fp32_per_output = 0;  // O rescale per output element
   double mask_per_score = 0;   // extra per score of a block that needs the mask
@@ -39,9 +40,9 @@ inline constexpr double kEpiloguePerOutput = 2.0;
 inline SoftmaxCost softmax_cost(Family f) {
   switch (f) {
     case Family::fa2:
-    case Family::cudnn_sm80: return {8.0, 1.0, 1.0, 4.0, 150.0};
+    case Family::cudnn_sm80: return {8.0, 1.1, 1.0, 1.0, 4.0, 150.0};
     case Family::fa3:
-    case Family::cudnn: return {4.75, 1.0, 1.0, 2.0, 130.0};
+    case Family::cudnn: return {4.75, 1.0, 1.0, 1.0, 2.0, 130.0};
   }
   return {};
 }

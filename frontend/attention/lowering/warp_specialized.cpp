@@ -8,7 +8,8 @@
 //   intra-warpgroup overlap (FA3 Algorithm 2): S_j is issued before PV_{j-1}, so softmax_j runs
 //                     on the SIMT pipes while PV_{j-1} runs on the tensor cores;
 //   ping-pong (FA3): named barriers make the warpgroups take turns on the tensor cores, one's
-//                     GEMMs while the other's softmax;
+//                     GEMMs while the other's softmax; or (cuDNN, pingpong_exp) on their
+//                     exponentials, the other's GEMMs running meanwhile;
 //   epilogue:         1/rowsum + conversion, staging in shared memory, TMA store of O.
 #include <algorithm>
 #include <cmath>
@@ -34,7 +35,7 @@ using graph::SimtPipe;
 
 struct Consumer {
   int role = 0;
-  std::vector<int> s, pv, softmax, exp;  // per KV block
+  std::vector<int> s, pv, max, softmax, exp;  // per KV block
   // The last GEMM of the warpgroup's turn j on the tensor cores: S_j and, with intra-warpgroup
   // overlap, PV_{j-1} issued right after it.
   int last_gemm(std::size_t j, bool overlap) const { return overlap && j > 0 ? pv[j - 1] : s[j]; }
@@ -74,28 +75,30 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Tem
       const bool masked = static_cast<std::int64_t>(j) >= shape.n_iters - shape.masked;
       c.s.push_back(b.add(mma_node(fmt::format("S{}_{}", w, j), c.role, TensorInst::wgmma, p.dtype,
                                    {64, static_cast<int>(bn), k_inst}, s_count)));
-      // SIMT then SFU: exponentials after the row max, the row sum after them (softmax.h).
-      const double fp32 = scores * (cost.fp32_per_score + (masked ? cost.mask_per_score : 0.0)) +
+      // Row max, then the rest of the SIMT work, then the exponentials (the row sum needs them):
+      // one warp's instructions in order (softmax.h).
+      const double fp32 = scores * (cost.fp32_per_score - cost.max_per_score + (masked ? cost.mask_per_score : 0.0)) +
                           outputs * cost.fp32_per_output + cost.per_block;
+      const int mx = b.add(simt_node(fmt::format("max{}_{}", w, j), c.role, scores * cost.max_per_score, 128));
       const int smx = b.add(simt_node(fmt::format("softmax{}_{}", w, j), c.role, fp32, 128));
       const int exp = b.add(simt_node(fmt::format("exp{}_{}", w, j), c.role, scores * cost.sfu_per_score, 128, SimtPipe::sfu));
+      c.max.push_back(mx);
       c.softmax.push_back(smx);
       c.exp.push_back(exp);
       c.pv.push_back(b.add(mma_node(fmt::format("PV{}_{}", w, j), c.role, TensorInst::wgmma, p.dtype, {64, pv_n, k_inst},
                                     pv_count)));
       b.edge(ld_k[j], c.s[j]);
       if (j == 0) b.edge(ld_q, c.s[j]);
-      b.edge(c.s[j], smx);
+      b.edge(c.s[j], mx);
+      b.edge(mx, smx);
       b.edge(smx, exp);
-      if (j > 0) b.order(c.softmax[j - 1], smx);  // running row max and sum
-      if (j > 0) b.order(c.exp[j - 1], smx);
+      if (j > 0) b.order(c.exp[j - 1], mx);  // running row max and sum
       b.edge(exp, c.pv[j]);
       b.edge(ld_v[j], c.pv[j]);
       if (j > 0) {
         b.order(c.pv[j - 1], c.pv[j]);  // same O accumulators
         if (s.intra_warpgroup_overlap) {
           b.order(c.s[j], c.pv[j - 1]);  // S_j is issued first, PV_{j-1} overlaps softmax_j
-          b.order(c.softmax[j - 1], c.s[j]);
           b.order(c.exp[j - 1], c.s[j]);
         } else {
           b.order(c.pv[j - 1], c.s[j]);
@@ -103,9 +106,20 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Tem
       }
     }
   }
-  // Ping-pong: warpgroup w+1's GEMMs of block j after warpgroup w's; warpgroup 0's GEMMs of j+1
-  // after the last warpgroup's of j.
-  if (s.pingpong && wgs > 1) {
+  // Ping-pong on the exponentials (cuDNN): warpgroup w+1's exp section (the softmax after the row
+  // max, and the exponentials) of block j after warpgroup w's; warpgroup 0's of j+1 after the
+  // last warpgroup's of j.
+  if (s.pingpong && s.pingpong_exp && wgs > 1) {
+    for (std::size_t j = 0; j < n; ++j) {
+      for (int w = 1; w < wgs; ++w) {
+        b.order(cons[static_cast<std::size_t>(w - 1)].exp[j], cons[static_cast<std::size_t>(w)].softmax[j]);
+      }
+      if (j + 1 < n) b.order(cons.back().exp[j], cons.front().softmax[j + 1]);
+    }
+  }
+  // Ping-pong on the GEMMs (FA3): warpgroup w+1's GEMMs of block j after warpgroup w's; warpgroup
+  // 0's GEMMs of j+1 after the last warpgroup's of j.
+  if (s.pingpong && !s.pingpong_exp && wgs > 1) {
     for (std::size_t j = 0; j < n; ++j) {
       for (int w = 1; w < wgs; ++w) {
         const auto& prev = cons[static_cast<std::size_t>(w - 1)];

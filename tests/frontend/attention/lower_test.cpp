@@ -111,6 +111,25 @@ TEST(AttentionLowering, Fa2HeadDim256TileFollowsTheSharedMemoryRule) {
   }
 }
 
+// cuDNN's sm90 structure (its SASS): S waited for before the softmax, PV before the next S, and
+// the two warpgroups taking turns on their exponentials (the section after the row max).
+TEST(AttentionLowering, CudnnWarpgroupsTakeTurnsOnTheirExponentials) {
+  const auto spec = gpu("h200");
+  const Problem p = prefill(1, 1, 512, 128, false);
+  const Schedule s = default_schedule(p, Family::cudnn, spec);
+  EXPECT_FALSE(s.intra_warpgroup_overlap);
+  EXPECT_TRUE(s.pingpong_exp);
+  const auto l = lower_attention(p, s, spec);
+  const auto& t = l.graph.kernels[0].templates[0];
+  EXPECT_TRUE(has_edge(t, "S0_1", "max0_1"));
+  EXPECT_TRUE(has_edge(t, "max0_1", "softmax0_1"));
+  EXPECT_TRUE(has_edge(t, "exp0_1", "softmax1_1"));  // warpgroup 1's exp section after 0's
+  EXPECT_TRUE(has_edge(t, "exp1_1", "softmax0_2"));  // and 0's next one after 1's
+  EXPECT_TRUE(has_edge(t, "PV0_1", "S0_2"));         // no intra-warpgroup overlap
+  EXPECT_FALSE(has_edge(t, "S1_1", "S0_2"));         // not a ping-pong on the GEMMs
+  EXPECT_DOUBLE_EQ(node(t, "max0_1").ops, 64.0);     // 64 rows x 128 keys / 128 threads, 1 FMNMX each
+}
+
 TEST(AttentionLowering, CausalSkipsMaskedBlocksAndMasksTheDiagonal) {
   Schedule s;
   s.block_m = 128;

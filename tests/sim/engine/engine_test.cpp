@@ -46,6 +46,21 @@ TEST(Engine, MmaResultLatencyAppliesOnlyLeavingTheTensorPipe) {
   EXPECT_EQ(simulate(g, spec).count(), 2 * 1'024'000 + 100'000);
 }
 
+TEST(Engine, MmaSyncResultUsesItsOwnLatencyWhereTheSpecHasIt) {
+  auto spec = toy_gpu();
+  spec.tensor.latency = Cycles{100};
+  spec.tensor.mma_sync_latency = Cycles{30};
+  // 4 warps, one per sub-partition, 8 m16n8k16 each: 8 * 4096 FLOP / (2048 / 4 per SP) = 64 cycles,
+  // then the mma.sync hand-off (30), not the wgmma one (100).
+  graph::Node mma = wgmma_node("m", 8);
+  mma.inst = TensorInst::mma_sync;
+  mma.shape = {16, 8, 16};
+  auto g = one_kernel(make_template({mma, delay_node("d", 0)}, {{0, 1}}));
+  EXPECT_EQ(simulate(g, spec).count(), 64'000 + 30'000);
+  spec.tensor.mma_sync_latency = Cycles{0};  // not known: tensor.latency
+  EXPECT_EQ(simulate(g, spec).count(), 64'000 + 100'000);
+}
+
 TEST(Engine, TwoConcurrentLoadsShareHbm) {
   // Two CTAs on two SMs each load 1 MB at once: the transfer part doubles (flow sharing).
   auto one = one_kernel(make_template({load_node("ld", 1'000'000)}, {}), 1);
