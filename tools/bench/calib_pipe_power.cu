@@ -16,10 +16,15 @@
 // from a 16 MiB buffer that stays in L2 (ld.global.cg, no L1), smem_read 32 KiB of
 // ld.shared.v4 per CTA and iteration; for them `bytes_per_clk_<phase>` (per SM) is written too.
 //
-// Usage: calib_pipe_power [calibration.csv] [series.csv]
+// The third argument picks phases and their length: "fa2mix:20,mma:20" runs those two for 20 s
+// each (default: every phase, 4 s). Rows also give the median GPU temperature of the window.
+//
+// Usage: calib_pipe_power [calibration.csv] [series.csv] [phase:seconds,...]
 #include "mix_kernel.h"
 
+#include <algorithm>
 #include <atomic>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -28,7 +33,7 @@ using namespace bench;
 namespace {
 
 struct Sample {
-  double t_ms, sm, pw;
+  double t_ms, sm, pw, temp;
   unsigned long long reasons;
 };
 
@@ -115,7 +120,21 @@ int main(int argc, char** argv) {
   Nvml nvml(0);
   CalibCsv csv(out);
   FILE* fs = std::fopen(series, "w");
-  if (fs) std::fprintf(fs, "phase,t_ms,sm_clock_mhz,power_w,clock_event_reasons\n");
+  if (fs) std::fprintf(fs, "phase,t_ms,sm_clock_mhz,power_w,temp_c,clock_event_reasons\n");
+  // phase -> seconds, from "name:secs,name:secs" (empty: every phase for 4 s)
+  std::map<std::string, double> only;
+  if (argc > 3) {
+    std::string list = argv[3];
+    size_t at = 0;
+    while (at < list.size()) {
+      size_t end = list.find(',', at);
+      if (end == std::string::npos) end = list.size();
+      const std::string item = list.substr(at, end - at);
+      const size_t colon = item.find(':');
+      only[item.substr(0, colon)] = colon == std::string::npos ? 4.0 : std::atof(item.c_str() + colon + 1);
+      at = end + 1;
+    }
+  }
   long long* d_cyc;
   float* d_sink;
   CK(cudaMalloc(&d_cyc, sms * sizeof(long long)));
@@ -143,7 +162,7 @@ int main(int argc, char** argv) {
   std::thread sampler([&] {
     while (!quit) {
       if (sampling) {
-        Sample x{(now_s() - t0) * 1e3, nvml.sm_mhz(), nvml.power_w(), nvml.reason_bits()};
+        Sample x{(now_s() - t0) * 1e3, nvml.sm_mhz(), nvml.power_w(), nvml.temp_c(), nvml.reason_bits()};
         std::lock_guard<std::mutex> g(mu);
         samples.push_back(x);
       }
@@ -153,6 +172,8 @@ int main(int argc, char** argv) {
 
   std::vector<long long> cyc(sms);
   for (const auto& ph : phases) {
+    if (!only.empty() && !only.count(ph.name)) continue;
+    const double secs = only.empty() ? 4.0 : only[ph.name];
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
     // size a launch to ~10 ms at the boost clock from a short probe
     int iters = 2000;
@@ -170,7 +191,7 @@ int main(int argc, char** argv) {
     t0 = now_s();
     sampling = true;
     int launches = 0;
-    while (now_s() - t0 < 4.0) {
+    while (now_s() - t0 < secs) {
       ph.run(sms, iters, d_cyc, d_sink);
       if (++launches % 4 == 0) CK(cudaDeviceSynchronize());  // keep the queue short
     }
@@ -180,33 +201,37 @@ int main(int argc, char** argv) {
     CK(cudaMemcpy(cyc.data(), d_cyc, sms * sizeof(long long), cudaMemcpyDeviceToHost));
     std::vector<double> last(cyc.begin(), cyc.end());
     const double cpi = median(last) / iters;
-    std::vector<double> clk, pw;
+    std::vector<double> clk, pw, temp;
     {
       std::lock_guard<std::mutex> g(mu);
       for (const auto& x : samples) {
-        if (fs) std::fprintf(fs, "%s,%.1f,%.0f,%.1f,0x%llx\n", ph.name, x.t_ms, x.sm, x.pw, x.reasons);
-        if (x.t_ms >= 1000) {
+        if (fs) std::fprintf(fs, "%s,%.1f,%.0f,%.1f,%.0f,0x%llx\n", ph.name, x.t_ms, x.sm, x.pw, x.temp, x.reasons);
+        if (x.t_ms >= 1000 * std::max(1.0, secs - 3.0)) {  // the last 3 s (1 s .. 4 s by default)
           clk.push_back(x.sm);
           pw.push_back(x.pw);
+          temp.push_back(x.temp);
         }
       }
     }
+    const std::string tag = ph.name + std::string(secs > 4.0 ? "_long" : "");
     char m[400];
     std::snprintf(m, sizeof m,
                   "one CTA per SM on %d SMs (mix_kernel: 8 warps), per warp and iteration: %s; %d launches of %d "
-                  "iterations back to back for 4 s; clock64, median over the CTAs of the last launch",
-                  sms, ph.what, launches, iters);
-    csv.row(std::string("cycles_per_iter_") + ph.name, cpi, "cycles/iter", m, 1);
-    std::snprintf(m, sizeof m, "%s back to back (8 warps/SM, all SMs); NVML every 25 ms, median over 1 s .. 4 s", ph.what);
-    csv.row(std::string("sm_clock_") + ph.name + "_steady", median(clk), "MHz", m, 0);
-    csv.row(std::string("power_") + ph.name + "_steady", median(pw), "W", m, 1);
+                  "iterations back to back for %g s; clock64, median over the CTAs of the last launch",
+                  sms, ph.what, launches, iters, secs);
+    csv.row("cycles_per_iter_" + tag, cpi, "cycles/iter", m, 1);
+    std::snprintf(m, sizeof m, "%s back to back for %g s (all SMs); NVML every 25 ms, median over the last %g s", ph.what,
+                  secs, std::min(secs - 1.0, 3.0));
+    csv.row("sm_clock_" + tag + "_steady", median(clk), "MHz", m, 0);
+    csv.row("power_" + tag + "_steady", median(pw), "W", m, 1);
+    csv.row("temp_" + tag + "_steady", median(temp), "C", m, 0);
     if (ph.bytes_per_iter > 0) {
       std::snprintf(m, sizeof m, "%s; bytes per SM cycle = %g B per CTA and iteration / cycles_per_iter_%s", ph.what,
                     ph.bytes_per_iter, ph.name);
-      csv.row(std::string("bytes_per_clk_") + ph.name, ph.bytes_per_iter / cpi, "B/clk/SM", m, 1);
+      csv.row("bytes_per_clk_" + tag, ph.bytes_per_iter / cpi, "B/clk/SM", m, 1);
     }
-    std::printf("%-9s %7.1f cycles/iter  %5.0f MHz  %5.0f W  (%d launches)\n", ph.name, cpi, median(clk), median(pw),
-                launches);
+    std::printf("%-9s %7.1f cycles/iter  %5.0f MHz  %5.0f W  %3.0f C  (%d launches, %g s)\n", ph.name, cpi, median(clk),
+                median(pw), median(temp), launches, secs);
   }
   quit = true;
   sampler.join();
