@@ -32,4 +32,8 @@ const PytorchKernelClass& pytorch_kernel_class(std::string_view kernel_name, boo
 void apply_kernel_class(const PytorchKernelClass& c, int sms, Elementwise& e, std::array<int, 3> grid = {},
                         std::array<int, 3> block = {});
 
+// Whether a kernel's input, just written or read by the kernel before it, is still in L2 when it
+// runs: when it fits in half of the L2 (the other half holds whatever else the step touched).
+inline bool input_stays_in_l2(double read_bytes, double l2_capacity_bytes) { return read_bytes <= 0.5 * l2_capacity_bytes; }
+
 }  // namespace tgsim::frontend

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "frontend/gemm/kernel_names.h"
+#include "frontend/text.h"
 
 namespace tgsim::gemm::detail {
 
@@ -43,12 +44,12 @@ bool is_splitk_reduce(std::string_view name);
 
 KernelNameResult unsupported(std::string reason);
 void add_note(KernelNameResult& r, std::string note);  // once: repeated notes are dropped
-std::vector<std::string_view> split(std::string_view s, char sep);
-std::string_view trim(std::string_view s);
+using frontend::dims2;   // "AxB"
+using frontend::dims3;   // "AxBxC"
+using frontend::split;
+using frontend::to_int;  // decimal digits only
+using frontend::trim;
 std::string_view tail(std::string_view s, std::size_t from);  // s.substr(from), empty when s is shorter
-std::optional<int> to_int(std::string_view s);                // decimal digits only
-std::optional<std::array<int, 2>> dims2(std::string_view s);  // "AxB"
-std::optional<std::array<int, 3>> dims3(std::string_view s);  // "AxBxC"
 bool is_layout(std::string_view s, std::size_t letters);      // only n/t/N/T, `letters` long
 char blas_letter(char c);                                     // 'n'/'t' -> 'N'/'T'
 

@@ -8,6 +8,7 @@
 
 #include "frontend/elementwise.h"
 #include "frontend/pytorch_kernels.h"
+#include "frontend/text.h"
 #include "frontend/validate/validate.h"
 #include "sim/engine/simulate.h"
 
@@ -42,23 +43,9 @@ Prediction predict_elementwise(const Row& row, const std::string& origin, const 
     e.rows = static_cast<std::int64_t>(*rows);
   }
   // the recorded launch shape ("6x1x1", "32x16x1"), when the row has it
-  const auto dims3 = [&](const std::string& text) {
-    std::array<int, 3> d{0, 0, 0};
-    std::size_t i = 0, at = 0;
-    while (i < 3 && at < text.size()) {
-      const std::size_t x = text.find('x', at);
-      try {
-        d[i++] = std::stoi(text.substr(at, x == std::string::npos ? std::string::npos : x - at));
-      } catch (const std::exception&) {
-        return std::array<int, 3>{0, 0, 0};
-      }
-      if (x == std::string::npos) break;
-      at = x + 1;
-    }
-    return d;
-  };
+  const auto dims3 = [](const std::string& text) { return frontend::dims3(text).value_or(std::array<int, 3>{}); };
   frontend::apply_kernel_class(cls, spec.sm.count, e, dims3(row.get("grid")), dims3(row.get("block")));
-  e.inputs_in_l2 = l2 == "warm" && e.read_bytes <= 0.5 * static_cast<double>(spec.l2.capacity.value);
+  e.inputs_in_l2 = l2 == "warm" && frontend::input_stays_in_l2(e.read_bytes, static_cast<double>(spec.l2.capacity.value));
   graph::TileGraph g;
   g.name = "elementwise";
   g.kernels.push_back(frontend::elementwise_kernel(row.get("kernel").empty() ? "elementwise" : "kernel", e));

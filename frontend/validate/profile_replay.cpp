@@ -215,9 +215,8 @@ bool predict_elementwise(const ProfiledLaunch& l, const hw::GpuSpec& spec, const
                                                    reductions.count(op.name) > 0);
   frontend::apply_kernel_class(cls, spec.sm.count, e, l.kernels.empty() ? std::array<int, 3>{} : l.kernels.front().grid,
                               l.kernels.empty() ? std::array<int, 3>{} : l.kernels.front().block);
-  // In a model step a reduction's input was written by the kernel just before (RMSNorm's pow):
-  // when it fits in half of L2 it is still there.
-  e.inputs_in_l2 = e.read_bytes <= 0.5 * static_cast<double>(spec.l2.capacity.value);
+  // In a model step a reduction's input was written by the kernel just before (RMSNorm's pow).
+  e.inputs_in_l2 = frontend::input_stays_in_l2(e.read_bytes, static_cast<double>(spec.l2.capacity.value));
   graph::TileGraph g;
   g.name = op.name;
   g.kernels.push_back(frontend::elementwise_kernel(op.name, e));

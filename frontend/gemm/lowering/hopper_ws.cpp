@@ -83,17 +83,18 @@ graph::CtaTemplate build_ws_template(const Problem& p, const Schedule& s, const 
     // group it steps over, and one for the new group's problem (its tensor-map rewrite was
     // not measurable on top of that: traces/h200/grouped_gemm_calib.csv, docs/model.md).
     int gate = -1;
-    if (s.grouped && (j == 0 || w.group != group)) {
-      const double cycles = static_cast<double>(w.group - (j == 0 ? 0 : group) + 1) * v.group_scan_cycles;
-      gate = b.add(frontend::delay_node(fmt::format("group{}", j), producer, cycles));
+    const bool new_group = s.grouped && (j == 0 || w.group != group);
+    const double walk_cycles =
+        new_group ? static_cast<double>(w.group - (j == 0 ? 0 : group) + 1) * v.group_scan_cycles : 0.0;
+    if (new_group) {
+      gate = b.add(frontend::delay_node(fmt::format("group{}", j), producer, walk_cycles));
       for (int l : prev_loads) b.order(l, gate);
     }
     // The consumers walk the same groups (their copy of the scheduler) after their previous
     // tile's epilogue, before this tile's first MMA.
     int consumer_gate = -1;
-    if (gate >= 0) {
-      const double cycles = static_cast<double>(w.group - (j == 0 ? 0 : group) + 1) * v.group_scan_cycles;
-      consumer_gate = b.add(frontend::delay_node(fmt::format("cgroup{}", j), role, cycles));
+    if (new_group) {
+      consumer_gate = b.add(frontend::delay_node(fmt::format("cgroup{}", j), role, walk_cycles));
       const int before_tile = pingpong ? (j >= wgs ? store_of[static_cast<std::size_t>(j - wgs)] : -1)
                                        : (j > 0 ? store_of[static_cast<std::size_t>(j - 1)] : -1);
       if (before_tile >= 0) b.order(before_tile, consumer_gate);
