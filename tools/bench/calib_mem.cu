@@ -109,11 +109,7 @@ __global__ void chase_kernel(uint64_t p0, int steps, long long* cycles, uint64_t
 
 int main(int argc, char** argv) {
   const char* out = argc > 1 ? argv[1] : "calibration.csv";
-  CK(cudaSetDevice(0));
-  print_device(0);
-  cudaDeviceProp prop{};
-  CK(cudaGetDeviceProperties(&prop, 0));
-  const int sms = prop.multiProcessorCount;
+  const int sms = open_device0();
   Nvml nvml(0);
   CalibCsv csv(out);
 

@@ -50,11 +50,7 @@ static void run_all_warps(CalibCsv& csv, int sms, long long* d_cyc, float* d_sin
 
 int main(int argc, char** argv) {
   const char* out = argc > 1 ? argv[1] : "calibration.csv";
-  CK(cudaSetDevice(0));
-  print_device(0);
-  cudaDeviceProp prop{};
-  CK(cudaGetDeviceProperties(&prop, 0));
-  const int sms = prop.multiProcessorCount;
+  const int sms = open_device0();
   CalibCsv csv(out);
   long long* d_cyc;
   float* d_sink;

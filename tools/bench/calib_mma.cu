@@ -39,6 +39,25 @@ __device__ __forceinline__ uint64_t smem_desc(const void* p, uint32_t lbo, uint3
   return d;
 }
 
+// Random operands in shared memory (bf16, or e4m3 when fp8, values in [-1, 1)) and the
+// descriptors of A (64 x K tile at 0, 2 KB) and this warpgroup's own B (N x K at 8 KB + 8 KB x wg).
+__device__ __forceinline__ void wgmma_operands(uint8_t* smem, bool fp8, uint64_t& da, uint64_t& db) {
+  if (fp8) {
+    for (int i = threadIdx.x; i < 32768; i += blockDim.x) {
+      __nv_fp8_e4m3 v(urand(i, 99 + blockIdx.x));
+      smem[i] = *reinterpret_cast<uint8_t*>(&v);
+    }
+  } else {
+    __nv_bfloat16* s = reinterpret_cast<__nv_bfloat16*>(smem);
+    for (int i = threadIdx.x; i < 16384; i += blockDim.x) s[i] = __float2bfloat16(urand(i, 99 + blockIdx.x));
+  }
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  const int wg = threadIdx.x / 128;
+  da = smem_desc(smem, 128, 256);
+  db = smem_desc(smem + 8192 + wg * 8192, 128, 256);
+}
+
 template <int KIND>  // 0: bf16 n256, 1: bf16 n128, 2: fp8 n256
 struct WgOp;
 template <> struct WgOp<0> {
@@ -57,22 +76,8 @@ template <> struct WgOp<2> {
 template <int KIND, int NWG>
 __global__ void __launch_bounds__(128 * NWG, 1) wgmma_kernel(int iters, long long* cycles, float* sink) {
   extern __shared__ __align__(1024) uint8_t smem[];
-  // random operands: bf16 or e4m3 values in [-1, 1)
-  if (KIND == 2) {
-    for (int i = threadIdx.x; i < 32768; i += blockDim.x) {
-      __nv_fp8_e4m3 v(urand(i, 99 + blockIdx.x));
-      smem[i] = *reinterpret_cast<uint8_t*>(&v);
-    }
-  } else {
-    __nv_bfloat16* s = reinterpret_cast<__nv_bfloat16*>(smem);
-    for (int i = threadIdx.x; i < 16384; i += blockDim.x) s[i] = __float2bfloat16(urand(i, 99 + blockIdx.x));
-  }
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-  __syncthreads();
-  const int wg = threadIdx.x / 128;
-  // A: 64 x K tile at 0 (2 KB); B: N x K tile at 8 KB (8 KB); each warpgroup its own B region
-  uint64_t da = smem_desc(smem, 128, 256);
-  uint64_t db = smem_desc(smem + 8192 + wg * 8192, 128, 256);
+  uint64_t da, db;
+  wgmma_operands(smem, KIND == 2, da, db);
   constexpr int NR = WgOp<KIND>::NREG;
   float d[NR];
 #pragma unroll
@@ -186,13 +191,8 @@ static void run_wgmma(CalibCsv& csv, int sms, long long* d_cyc, float* d_sink, c
 template <int G, int NWG>
 __global__ void __launch_bounds__(128 * NWG, 1) wgmma_wait_kernel(int iters, long long* cycles, float* sink) {
   extern __shared__ __align__(1024) uint8_t smem[];
-  __nv_bfloat16* sb = reinterpret_cast<__nv_bfloat16*>(smem);
-  for (int i = threadIdx.x; i < 16384; i += blockDim.x) sb[i] = __float2bfloat16(urand(i, 99 + blockIdx.x));
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-  __syncthreads();
-  const int wg = threadIdx.x / 128;
-  uint64_t da = smem_desc(smem, 128, 256);
-  uint64_t db = smem_desc(smem + 8192 + wg * 8192, 128, 256);
+  uint64_t da, db;
+  wgmma_operands(smem, false, da, db);
   float d[64];
 #pragma unroll
   for (int i = 0; i < 64; ++i) d[i] = 0.f;
@@ -250,11 +250,7 @@ static void run_mma(CalibCsv& csv, int sms, int warps, const uint32_t* d_in, lon
 
 int main(int argc, char** argv) {
   const char* out = argc > 1 ? argv[1] : "calibration.csv";
-  CK(cudaSetDevice(0));
-  print_device(0);
-  cudaDeviceProp prop{};
-  CK(cudaGetDeviceProperties(&prop, 0));
-  const int sms = prop.multiProcessorCount;
+  const int sms = open_device0();
   CalibCsv csv(out);
   long long* d_cyc;
   float* d_sink;

@@ -112,11 +112,7 @@ void launch_smem_read(int sms, int iters, long long* cycles, float* sink) {
 int main(int argc, char** argv) {
   const char* out = argc > 1 ? argv[1] : "calibration.csv";
   const char* series = argc > 2 ? argv[2] : "pipe_power_series.csv";
-  CK(cudaSetDevice(0));
-  print_device(0);
-  cudaDeviceProp prop{};
-  CK(cudaGetDeviceProperties(&prop, 0));
-  const int sms = prop.multiProcessorCount;
+  const int sms = open_device0();
   Nvml nvml(0);
   CalibCsv csv(out);
   FILE* fs = std::fopen(series, "w");

@@ -216,4 +216,13 @@ inline void print_device(int dev = 0) {
               rt / 1000, (rt % 1000) / 10, drv / 1000, (drv % 1000) / 10);
 }
 
+// Selects GPU 0, prints what it is and returns its SM count (the calibration programs' start).
+inline int open_device0() {
+  CK(cudaSetDevice(0));
+  print_device(0);
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+  return prop.multiProcessorCount;
+}
+
 }  // namespace bench
