@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The attention kernels PyTorch SDPA runs, one call each, for Nsight Compute (ncu) to profile.
 
-Run under ncu with --profile-from-start off (run_attention_ncu.sh does): each case is warmed up
+Run under ncu with --profile-from-start off (run_ncu.sh attention does): each case is warmed up
 outside the profiled range, then L2 is flushed and one SDPA call runs between
 torch.cuda.profiler.start() and stop(), so ncu profiles exactly the kernels of that call.
 

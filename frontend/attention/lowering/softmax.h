@@ -3,7 +3,7 @@
 //
 // FlashAttention-2 (PyTorch's flash kernels) and cuDNN's sm90 kernel: counted from the kernels'
 // SASS, `Instructions Executed` per instruction from Nsight Compute's source counters on the H200
-// (tools/bench/run_attention_ncu.sh -> traces/h200/attention_ncu_ops.csv, docs/attention.md),
+// (tools/bench/run_ncu.sh attention -> traces/h200/attention_ncu_ops.csv, docs/attention.md),
 // divided by the kernel's warp-blocks and split into a per-score and a per-output part across
 // head dims 64/128/256 (the split reproduces each kernel's total within 4%):
 //   FA2,   per score: FMUL 3.25, FADD 2, FSETP 1.1, FMNMX 1.1, F2FP 0.5      -> 8.0;  MUFU.EX2 1.0

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Profiles the kernels of NAME_ncu.py (NAME = attention or gemm) with Nsight Compute on the local
+# GPU and exports what docs/attention.md and docs/validation.md read: per-kernel metrics, the
+# details page (stall reasons, instruction statistics) and the SASS of each kernel with
+# executed-instruction counts and stall samples per instruction. Never changes GPU settings
+# (--clock-control none; ncu flushes caches before each replay pass, --cache-control all).
+#   OUT=... tools/bench/run_ncu.sh attention|gemm
+# Output ($OUT, default /tmp/NAME_ncu), shown for attention:
+#   attention_ncu_raw.csv.gz      ncu --page raw (one row per kernel, every collected metric)
+#   attention_ncu_details.csv.gz  ncu --page details
+#   attention_ncu_sass.csv.gz     ncu --page source --print-source sass (per-instruction counters)
+#   attention_ncu_ops.csv         ncu_ops.py: SASS opcode histogram per kernel (entry = case order)
+#   attention_ncu_summary.txt     ncu_summary.py of the raw page
+NAME=${1:-attention}
+case "$NAME" in attention|gemm) ;; *) echo "usage: run_ncu.sh attention|gemm" >&2; exit 2 ;; esac
+source "$(dirname "$0")/run_common.sh"
+bench_begin /tmp/${NAME}_ncu
+bench_env
+NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+echo "ncu: $NCU ($($NCU --version | tail -1))"
+REP=/tmp/${NAME}_ncu_rep
+rm -f $REP.ncu-rep
+timeout 420 "$NCU" --clock-control none --cache-control all --profile-from-start off --target-processes all \
+  --section SpeedOfLight --section ComputeWorkloadAnalysis --section InstructionStats --section WarpStateStats \
+  --section SchedulerStats --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis \
+  --section MemoryWorkloadAnalysis_Tables \
+  --section SourceCounters -o $REP python3 "$HERE/${NAME}_ncu.py" || echo "ncu exited $?"
+"$NCU" -i $REP.ncu-rep --page raw --csv > "$OUT/${NAME}_ncu_raw.csv"
+"$NCU" -i $REP.ncu-rep --page details --csv > "$OUT/${NAME}_ncu_details.csv"
+"$NCU" -i $REP.ncu-rep --page source --csv --print-source sass > "$OUT/${NAME}_ncu_sass.csv" || echo "source page failed"
+python3 "$HERE/ncu_ops.py" "$OUT/${NAME}_ncu_sass.csv" "$OUT/${NAME}_ncu_ops.csv"
+python3 "$HERE/ncu_summary.py" "$OUT/${NAME}_ncu_raw.csv" 10 | tee "$OUT/${NAME}_ncu_summary.txt"
+ls -la "$OUT" $REP.ncu-rep
+gzip -f "$OUT"/${NAME}_ncu_raw.csv "$OUT"/${NAME}_ncu_details.csv "$OUT"/${NAME}_ncu_sass.csv
+# The report itself when it fits what comes back from the device (16 MiB a file).
+gzip -c $REP.ncu-rep > "$OUT/${NAME}_ncu.ncu-rep.gz"
+[ "$(stat -c %s "$OUT/${NAME}_ncu.ncu-rep.gz")" -lt 15000000 ] || rm -f "$OUT/${NAME}_ncu.ncu-rep.gz"
