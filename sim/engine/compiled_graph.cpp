@@ -149,6 +149,12 @@ CompiledTemplate compile_template(const graph::CtaTemplate& t, const hw::GpuSpec
         c.tile = src.tile;
         c.tensor_key = src.tile.tensor >= 0 ? tensor_ids.at(static_cast<std::size_t>(src.tile.tensor)) : -1;
         c.latency_cycles = src.cycles.value;
+        // cp.async writes what it loads into shared memory through the SM's shared-memory pipe
+        // (the LSU data path ldmatrix reads through; TMA writes by its own path and is not
+        // charged): the pipe is busy bytes / bandwidth while the data arrives.
+        if (src.kind == NodeKind::load && src.engine == graph::MemEngine::cp_async) {
+          c.occupancy_cycles = static_cast<double>(src.bytes.value) / spec.sm.shared_memory_bandwidth.value;
+        }
         break;
       case NodeKind::remote_put:
       case NodeKind::remote_get:

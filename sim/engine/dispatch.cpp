@@ -141,6 +141,13 @@ void Simulator::flows_done(TimePoint now) {
     const std::size_t dir = n.port;
     if (dir >= kSmPorts) continue;  // a copy engine's transfer: no SM port
     Sm& sm = sms_[static_cast<std::size_t>(c.sm)];
+    if (n.pipe == Pipe::memory && n.occupancy.count() > 0) {
+      // cp.async's shared-memory writes happened while the data arrived: they fill the pipe's
+      // idle time within the transfer's last `occupancy`, and push later work back only when
+      // the pipe was busy then.
+      sm.smem_free = std::max(sm.smem_free, now - n.occupancy) + n.occupancy;
+      sm.smem_busy_ps += static_cast<double>(n.occupancy.count());
+    }
     auto& q = sm.mem_queue[dir];
     if (q.empty()) {
       sm.mem_busy[dir] = false;

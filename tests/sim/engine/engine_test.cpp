@@ -61,6 +61,27 @@ TEST(Engine, MmaSyncResultUsesItsOwnLatencyWhereTheSpecHasIt) {
   EXPECT_EQ(simulate(g, spec).count(), 64'000 + 100'000);
 }
 
+TEST(Engine, CpAsyncWritesOccupyTheSharedMemoryPipeTmaDoesNot) {
+  // Node 1, a 128,000 B shared-memory move, holds the pipe from 0 to 1,000,000 ps (128 B/cycle).
+  // Node 0 loads 12,800 B: its transfer ends at 12,800 ps. By cp.async its 100 cycles of writes
+  // fall while the pipe is busy, so they follow node 1 (to 1,100,000 ps); node 2 (a 1-cycle move
+  // after the load, ready at 12,800 + 500,000 ps of HBM latency) waits for them. By TMA it
+  // waits only for node 1.
+  auto smem = [](std::string id, std::int64_t bytes) {
+    graph::Node n;
+    n.id = std::move(id);
+    n.kind = graph::NodeKind::smem;
+    n.bytes = Bytes{bytes};
+    return n;
+  };
+  graph::Node ld = load_node("ld", 12'800);
+  ld.engine = graph::MemEngine::cp_async;
+  auto g = one_kernel(make_template({ld, smem("busy", 128'000), smem("after", 128)}, {{0, 2}}));
+  EXPECT_EQ(simulate(g, toy_gpu()).count(), 1'100'000 + 1'000);
+  g.kernels[0].templates[0].nodes[0].engine = graph::MemEngine::tma;
+  EXPECT_EQ(simulate(g, toy_gpu()).count(), 1'000'000 + 1'000);
+}
+
 TEST(Engine, TwoConcurrentLoadsShareHbm) {
   // Two CTAs on two SMs each load 1 MB at once: the transfer part doubles (flow sharing).
   auto one = one_kernel(make_template({load_node("ld", 1'000'000)}, {}), 1);
