@@ -130,6 +130,19 @@ TEST(AttentionLowering, CudnnWarpgroupsTakeTurnsOnTheirExponentials) {
   EXPECT_DOUBLE_EQ(node(t, "max0_1").ops, 64.0);     // 64 rows x 128 keys / 128 threads, 1 FMNMX each
 }
 
+// Schedule files: every field survives to_json -> schedule_from_json (cuDNN's, with pingpong_exp).
+TEST(AttentionSchedule, JsonRoundTripKeepsEveryField) {
+  const Problem p = prefill(1, 8, 1024, 128, true);
+  for (Family f : {Family::fa2, Family::fa3, Family::cudnn}) {
+    const Schedule s = default_schedule(p, f, gpu("h200"));
+    const auto j = to_json(s);
+    EXPECT_EQ(to_json(schedule_from_json(j, "test")), j) << to_string(f);
+  }
+  nlohmann::json bad = to_json(default_schedule(p, Family::cudnn, gpu("h200")));
+  bad["pingpong_exp"] = 3;
+  EXPECT_THROW(schedule_from_json(bad, "f.json"), InputError);
+}
+
 TEST(AttentionLowering, CausalSkipsMaskedBlocksAndMasksTheDiagonal) {
   Schedule s;
   s.block_m = 128;
