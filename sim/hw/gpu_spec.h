@@ -79,6 +79,9 @@ struct SimtSpec {
   double int_lanes = 64;
   double sfu_lanes = 16;    // special function unit (exp, rcp) lanes per SM
   Cycles latency;           // dependent-issue latency of one SIMT instruction
+  // A dependent shfl.sync (a lane exchange of a row reduction); optional in JSON
+  // (simt.shuffle_latency), zero: not known (reductions then cost no chain latency).
+  Cycles shuffle_latency;
   bool operator==(const SimtSpec&) const = default;
 };
 

@@ -149,6 +149,7 @@ void check_memory(const GpuSpec& spec, const ReadContext& ctx) {
   require_positive(ctx, "/simt/int_lanes", spec.simt.int_lanes);
   require_positive(ctx, "/simt/sfu_lanes", spec.simt.sfu_lanes);
   require_positive(ctx, "/simt/latency", spec.simt.latency.value);
+  require_non_negative(ctx, "/simt/shuffle_latency", spec.simt.shuffle_latency.value);
 
   const L2Spec& l2 = spec.l2;
   require_positive(ctx, "/l2/capacity", static_cast<double>(l2.capacity.value));

@@ -128,6 +128,9 @@ TEST(AttentionLowering, CudnnWarpgroupsTakeTurnsOnTheirExponentials) {
   EXPECT_TRUE(has_edge(t, "PV0_1", "S0_2"));         // no intra-warpgroup overlap
   EXPECT_FALSE(has_edge(t, "S1_1", "S0_2"));         // not a ping-pong on the GEMMs
   EXPECT_DOUBLE_EQ(node(t, "max0_1").ops, 64.0);     // 64 rows x 128 keys / 128 threads, 1 FMNMX each
+  // The row max's dependent chain on the H200 (4-cycle max, 24-cycle shuffle): 31 maxes over a
+  // thread's 32 scores of a row, then 2 x (shuffle + max) = 180 cycles, 116 beyond its 64 issued.
+  EXPECT_DOUBLE_EQ(node(t, "max0_1").cycles.value, 31 * 4.0 + 2 * (24.0 + 4.0) - 64.0);
 }
 
 // Schedule files: every field survives to_json -> schedule_from_json (cuDNN's, with pingpong_exp).
