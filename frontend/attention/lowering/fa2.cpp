@@ -31,7 +31,8 @@ using graph::MemEngine;
 using graph::NodeKind;
 using graph::SimtPipe;
 
-graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const TemplateShape& shape) {
+graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const TemplateShape& shape,
+                                  double max_chain_cycles) {
   frontend::TemplateBuilder b("tile");
   const int warps = s.warps;
   const int threads = 32 * warps;
@@ -86,7 +87,10 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Tem
     // work follow each other (other warps fill the gaps).
     const double fp32 = scores * (cost.fp32_per_score + (masked ? cost.mask_per_score : 0.0)) +
                         outputs * cost.fp32_per_output + cost.per_block;
-    const int smx = b.add(simt_node(fmt::format("softmax_{}", j), role, fp32, threads));
+    // The row max's dependent chain stalls the warp after it issued the max instructions.
+    graph::Node softmax = simt_node(fmt::format("softmax_{}", j), role, fp32, threads);
+    softmax.cycles = Cycles{max_chain_cycles};
+    const int smx = b.add(softmax);
     const int exp = b.add(simt_node(fmt::format("exp_{}", j), role, scores * cost.sfu_per_score, threads, SimtPipe::sfu));
     b.edge(sm, smx);
     b.edge(smx, exp);
@@ -130,7 +134,6 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Tem
 }  // namespace
 
 graph::Kernel build_fa2_kernel(const Problem& p, const Schedule& s, const Tiling& t, const hw::GpuSpec& spec) {
-  (void)spec;
   graph::Kernel k;
   k.name = s.name.empty() ? "flash_fwd_kernel" : s.name;
   declare_attention_tensors(k, p, t);
@@ -144,7 +147,12 @@ graph::Kernel build_fa2_kernel(const Problem& p, const Schedule& s, const Tiling
   k.cta.registers_per_thread = std::min(255, static_cast<int>(std::ceil((acc + 40) / 8) * 8));
   const double smem = (static_cast<double>(s.block_m) + 2.0 * s.block_n) * static_cast<double>(p.head_dim) * e;
   k.cta.shared_memory = Bytes{static_cast<std::int64_t>(smem)};
-  fill_attention_grid(k, cta_work(p, s, t), [&](const TemplateShape& shape) { return build_template(p, s, shape); });
+  // The row max chain over a warp's keys (all of the block's, or its share when warps split them).
+  const double warp_keys = s.warps_along_kv ? static_cast<double>(s.block_n) / s.warps : s.block_n;
+  const double scores = static_cast<double>(s.block_m) * s.block_n / threads;
+  const double max_chain = row_max_chain_cycles(warp_keys, spec, scores * softmax_cost(s.family).max_per_score);
+  fill_attention_grid(k, cta_work(p, s, t),
+                      [&](const TemplateShape& shape) { return build_template(p, s, shape, max_chain); });
   return k;
 }
 

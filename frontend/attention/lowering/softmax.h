@@ -21,7 +21,10 @@
 // No number here is fitted to a timing.
 #pragma once
 
+#include <algorithm>
+
 #include "frontend/attention/schedule.h"
+#include "sim/hw/gpu_spec.h"
 
 namespace tgsim::attention {
 
@@ -45,6 +48,18 @@ inline SoftmaxCost softmax_cost(Family f) {
     case Family::cudnn: return {4.75, 1.0, 1.0, 1.0, 2.0, 130.0};
   }
   return {};
+}
+
+// The row max as the dependent chain it is. In both mma.sync's and wgmma's accumulator layouts
+// four threads share a row, each holding keys / 4 of its scores: keys / 4 - 1 dependent
+// max.f32, then two butterfly shuffles, each followed by a max. Returns the chain's cycles
+// beyond `issue_cycles` (the warp's max instructions, charged as pipe time), 0 when the spec
+// has no shuffle latency.
+inline double row_max_chain_cycles(double keys, const hw::GpuSpec& spec, double issue_cycles) {
+  if (spec.simt.shuffle_latency.value <= 0) return 0.0;
+  const double chain =
+      (keys / 4 - 1) * spec.simt.latency.value + 2 * (spec.simt.shuffle_latency.value + spec.simt.latency.value);
+  return std::max(0.0, chain - issue_cycles);
 }
 
 }  // namespace tgsim::attention

@@ -41,19 +41,6 @@ struct Consumer {
   int last_gemm(std::size_t j, bool overlap) const { return overlap && j > 0 ? pv[j - 1] : s[j]; }
 };
 
-// The row max as the dependent chain it is: in wgmma's accumulator layout four threads share a
-// row, each folding its block_n / 4 scores (one max.f32 after another), then two butterfly
-// shuffles (each followed by a max) across the four. Returned: the chain's cycles beyond the
-// issue of the node's instructions (one warp per sub-partition issues them), 0 when the spec has
-// no shuffle latency.
-double row_max_chain_cycles(const Schedule& s, const hw::GpuSpec& spec, double issue_cycles) {
-  if (spec.simt.shuffle_latency.value <= 0) return 0.0;
-  const double per_thread = static_cast<double>(s.block_n) / 4;
-  const double chain = (per_thread - 1) * spec.simt.latency.value +
-                       2 * (spec.simt.shuffle_latency.value + spec.simt.latency.value);
-  return std::max(0.0, chain - issue_cycles);
-}
-
 graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const TemplateShape& shape,
                                   double max_chain_cycles) {
   frontend::TemplateBuilder b("tile");
@@ -199,7 +186,7 @@ graph::Kernel build_ws_kernel(const Problem& p, const Schedule& s, const Tiling&
     throw InputError(fmt::format("schedule \"{}\": {} B of shared memory per CTA, {} allows {}", s.name,
                                  k.cta.shared_memory.value, spec.name, spec.sm.shared_memory_per_cta.value));
   const double scores = static_cast<double>(fitted.block_m) / fitted.consumer_warpgroups * fitted.block_n / 128;
-  const double max_chain = row_max_chain_cycles(fitted, spec, scores * softmax_cost(fitted.family).max_per_score);
+  const double max_chain = row_max_chain_cycles(fitted.block_n, spec, scores * softmax_cost(fitted.family).max_per_score);
   fill_attention_grid(k, cta_work(p, fitted, t),
                       [&](const TemplateShape& shape) { return build_template(p, fitted, shape, max_chain); });
   return k;

@@ -90,6 +90,9 @@ TEST(AttentionLowering, Fa2SoftmaxCarriesTheCountsOfTheCompiledKernel) {
   const auto& t = l.graph.kernels[0].templates[0];
   EXPECT_DOUBLE_EQ(node(t, "softmax_1").ops, 8.0 * 64 + 128 + 150);
   EXPECT_DOUBLE_EQ(node(t, "exp_1").ops, 64.0);
+  // Row-max chain on the H200: 64 keys / 4 threads = 16 per row, 15 maxes (4 cycles) + 2 x
+  // (shuffle 24 + max 4) = 116 cycles, beyond the 1.1 x 64 max instructions issued.
+  EXPECT_DOUBLE_EQ(node(t, "softmax_1").cycles.value, 15 * 4.0 + 2 * (24.0 + 4.0) - 1.1 * 64);
   EXPECT_TRUE(has_edge(t, "softmax_1", "exp_1"));
   EXPECT_TRUE(has_edge(t, "exp_1", "ldsmV_1"));
   // cuDNN's kernels issue fewer: 4.75 per score, 130 per block.
