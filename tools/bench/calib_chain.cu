@@ -50,23 +50,13 @@ __global__ void chain_kernel(int iters, long long* cycles, float* sink) {
 template <int OP>
 void run(CalibCsv& csv, int sms, long long* d_cyc, float* d_sink, const char* name, const char* what) {
   const int iters = 2000;
-  std::vector<double> per_launch;
-  std::vector<long long> cyc(sms);
-  for (int rep = 0; rep < 4; ++rep) {
-    chain_kernel<OP><<<sms, 32>>>(iters, d_cyc, d_sink);
-    CK(cudaGetLastError());
-    CK(cudaDeviceSynchronize());
-    if (rep == 0) continue;  // warm-up
-    CK(cudaMemcpy(cyc.data(), d_cyc, sms * sizeof(long long), cudaMemcpyDeviceToHost));
-    std::vector<double> c(cyc.begin(), cyc.end());
-    per_launch.push_back(median(c) / (double(iters) * kChain));
-  }
+  const double cycles = median_cta_cycles([&] { chain_kernel<OP><<<sms, 32>>>(iters, d_cyc, d_sink); }, sms, d_cyc);
   char m[300];
   std::snprintf(m, sizeof m,
                 "one warp per SM on %d SMs, %d dependent %s per loop iteration, %d iterations; clock64; median over "
                 "CTAs of the median of 3 launches",
                 sms, kChain, what, iters);
-  csv.row(std::string("latency_") + name, median(per_launch), "cycles", m, 2);
+  csv.row(std::string("latency_") + name, cycles / (double(iters) * kChain), "cycles", m, 2);
 }
 
 }  // namespace

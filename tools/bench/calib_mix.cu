@@ -21,18 +21,7 @@ static void run(CalibCsv& csv, int sms, int warps, long long* d_cyc, float* d_si
   auto k = mix_kernel<L, M, E, F>;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, MIX_SMEM));
   const int iters = 4000;
-  std::vector<double> per_launch;
-  std::vector<long long> cyc(sms);
-  for (int rep = 0; rep < 4; ++rep) {
-    k<<<sms, 32 * warps, MIX_SMEM>>>(iters, d_cyc, d_sink);
-    CK(cudaGetLastError());
-    CK(cudaDeviceSynchronize());
-    if (rep == 0) continue;  // warm-up
-    CK(cudaMemcpy(cyc.data(), d_cyc, sms * sizeof(long long), cudaMemcpyDeviceToHost));
-    std::vector<double> c(sms);
-    for (int i = 0; i < sms; ++i) c[i] = (double)cyc[i] / iters;
-    per_launch.push_back(median(c));
-  }
+  const double cycles = median_cta_cycles([&] { k<<<sms, 32 * warps, MIX_SMEM>>>(iters, d_cyc, d_sink); }, sms, d_cyc);
   char q[96], m[400];
   std::snprintf(q, sizeof q, "mix_w%d_ldsm%d_mma%d_ex2_%d_fma%d", warps, L, M, E, F);
   std::snprintf(m, sizeof m,
@@ -40,7 +29,7 @@ static void run(CalibCsv& csv, int sms, int warps, long long* d_cyc, float* d_si
                 "bf16, %d ex2.approx, %d fma.f32; one CTA per SM on %d SMs; clock64; median over CTAs of median of "
                 "3 launches",
                 warps, L, M, E, F, sms);
-  csv.row(q, median(per_launch), "cycles/iter", m, 1);
+  csv.row(q, cycles / iters, "cycles/iter", m, 1);
 }
 
 template <int L, int M, int E, int F>

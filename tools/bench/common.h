@@ -216,6 +216,24 @@ inline void print_device(int dev = 0) {
               rt / 1000, (rt % 1000) / 10, drv / 1000, (drv % 1000) / 10);
 }
 
+// Runs `launch` (a kernel whose CTAs each write their clock64 cycles to d_cycles[blockIdx.x])
+// once to warm up and then 3 times; returns the median over the 3 launches of the median over
+// the `ctas` CTAs.
+template <typename Launch>
+inline double median_cta_cycles(Launch launch, int ctas, long long* d_cycles) {
+  std::vector<double> per_launch;
+  std::vector<long long> cyc(ctas);
+  for (int rep = 0; rep < 4; ++rep) {
+    launch();
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    if (rep == 0) continue;  // warm-up
+    CK(cudaMemcpy(cyc.data(), d_cycles, ctas * sizeof(long long), cudaMemcpyDeviceToHost));
+    per_launch.push_back(median(std::vector<double>(cyc.begin(), cyc.end())));
+  }
+  return median(per_launch);
+}
+
 // Selects GPU 0, prints what it is and returns its SM count (the calibration programs' start).
 inline int open_device0() {
   CK(cudaSetDevice(0));
