@@ -61,6 +61,7 @@
 //
 // Usage: calib_tma [calibration_tma.csv] [variant-prefix]  (prefix: run only those variants)
 #include "common.h"
+#include "tma_ops.h"
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -97,47 +98,6 @@ struct Params {
   unsigned long long* t1;     // [ctas] globaltimer after the last tile
 };
 
-__device__ __forceinline__ uint32_t smem_u32(const void* p) {
-  return (uint32_t)__cvta_generic_to_shared(p);
-}
-__device__ __forceinline__ unsigned long long globaltimer() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
-  asm volatile(
-      "{\n"
-      ".reg .pred P1;\n"
-      "LAB_WAIT:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1;\n"
-      "@P1 bra DONE;\n"
-      "bra LAB_WAIT;\n"
-      "DONE:\n"
-      "}\n" ::"r"(bar),
-      "r"(parity)
-      : "memory");
-}
-__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* tm, int c0, int c1, uint32_t bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
-      "l"(reinterpret_cast<uint64_t>(tm)), "r"(c0), "r"(c1), "r"(bar)
-      : "memory");
-}
-__device__ __forceinline__ void bulk_load_1d(uint32_t dst, const void* src, uint32_t bytes, uint32_t bar) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
-               "l"(src), "r"(bytes), "r"(bar)
-               : "memory");
-}
 
 template <bool TILED, bool DIVLOOP>
 __global__ void __launch_bounds__(kMaxThreads, 1) tma_stream_kernel(const __grid_constant__ CUtensorMap tm, Params p) {
@@ -271,25 +231,6 @@ __global__ void read_flush_kernel(const int4* __restrict__ p, size_t n, int4* si
     acc.x ^= a.x; acc.y ^= a.y; acc.z ^= a.z; acc.w ^= a.w;
   }
   if ((acc.x & acc.y & acc.z & acc.w) == 0x7fffffff) sink[0] = acc;
-}
-
-PFN_cuTensorMapEncodeTiled_v12000 g_encode = nullptr;
-
-CUtensorMap make_map(void* base, uint64_t cols, uint64_t rows, uint32_t box_rows, CUtensorMapL2promotion promo) {
-  CUtensorMap m;
-  cuuint64_t dims[2] = {cols, rows};
-  cuuint64_t strides[1] = {cols * 2};
-  cuuint32_t box[2] = {64, box_rows};
-  cuuint32_t estr[2] = {1, 1};
-  CUresult r = g_encode(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, dims, strides, box, estr,
-                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, promo,
-                        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) {
-    std::fprintf(stderr, "cuTensorMapEncodeTiled failed (%d): cols %llu rows %llu box_rows %u\n", (int)r,
-                 (unsigned long long)cols, (unsigned long long)rows, box_rows);
-    std::exit(2);
-  }
-  return m;
 }
 
 struct Config {
@@ -521,13 +462,7 @@ int main(int argc, char** argv) {
   std::printf("# smem per block opt-in %d B, per SM %zu B; SM clock %.0f MHz (max %.0f), memory clock %.0f MHz\n",
               c.optin, prop.sharedMemPerMultiprocessor, nvml.sm_mhz(), nvml.max_sm_mhz(), nvml.mem_mhz());
 
-  cudaDriverEntryPointQueryResult q{};
-  CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", reinterpret_cast<void**>(&g_encode), 12000,
-                                      cudaEnableDefault, &q));
-  if (!g_encode || q != cudaDriverEntryPointSuccess) {
-    std::fprintf(stderr, "cuTensorMapEncodeTiled not found (query result %d)\n", (int)q);
-    return 2;
-  }
+  load_tensor_map_encoder();
   for (bool t : {false, true})
     for (bool d : {false, true}) {
       Config k{};

@@ -234,6 +234,33 @@ inline double median_cta_cycles(Launch launch, int ctas, long long* d_cycles) {
   return median(per_launch);
 }
 
+// The SM clock right now, read on the GPU: one thread spins for `spin_us` of %globaltimer and
+// counts clock64 cycles meanwhile; returns cycles / ns x 1000 (MHz). NVML refreshes its clock
+// only about every 100 ms, too slowly for a row timed in a few ms; this probe sees the clock
+// the next kernel will start at. A 1-thread kernel draws no measurable power.
+static __global__ void clock_probe_kernel(unsigned long long spin_ns, long long* out) {
+  unsigned long long g0, g1;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g0));
+  long long c0 = clock64(), c1 = c0;
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g1));
+    c1 = clock64();
+  } while (g1 - g0 < spin_ns);
+  out[0] = c1 - c0;
+  out[1] = (long long)(g1 - g0);
+}
+
+inline double probe_sm_mhz(cudaStream_t s, int spin_us = 50) {
+  static long long* d = nullptr;
+  if (!d) CK(cudaMalloc(&d, 2 * sizeof(long long)));
+  clock_probe_kernel<<<1, 1, 0, s>>>((unsigned long long)spin_us * 1000ull, d);
+  CKLAUNCH();
+  long long h[2] = {0, 0};
+  CK(cudaMemcpyAsync(h, d, sizeof h, cudaMemcpyDeviceToHost, s));
+  CK(cudaStreamSynchronize(s));
+  return h[1] > 0 ? 1000.0 * (double)h[0] / (double)h[1] : NAN;
+}
+
 // Selects GPU 0, prints what it is and returns its SM count (the calibration programs' start).
 inline int open_device0() {
   CK(cudaSetDevice(0));

@@ -23,7 +23,17 @@
 // Correctness: a few shapes per dtype are compared with a naive tiled GPU reference
 // (fp32 accumulation, same inputs): relative Frobenius error, outputs poisoned first.
 //
-// Usage: gemm_sweep [out.csv] [--passes N] [--quick]
+// Settled mode (--settle-ms N --shuffle SEED): before each row's timed reps the host waits N ms
+// with the GPU idle, so every row starts from a card that is not carrying the power state of
+// the rows before it (the plain sweep measures small rows right after large ones, at whatever
+// clock the power controller was holding: gemm.csv's small rows were recorded at 1200-1980
+// MHz); and each pass visits the rows of a dtype in its own random order (seeded), so what
+// history remains differs between passes and the median over passes averages it. In every
+// mode a one-thread clock probe (common.h: probe_sm_mhz, clock64 against %globaltimer over
+// 50 us) runs right before and right after each row's timed reps: pass_probe_mhz lists
+// "before/after" per pass, probe_sm_clock_mhz is the median over passes of their mean.
+//
+// Usage: gemm_sweep [out.csv] [--passes N] [--quick] [--settle-ms N] [--shuffle SEED]
 #include "common.h"
 
 #include <cublasLt.h>
@@ -32,6 +42,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <random>
+#include <thread>
 
 #ifndef TGSIM_NO_CUPTI
 #include <cupti.h>
@@ -73,7 +85,7 @@ struct Plan {
   cublasLtMatmulHeuristicResult_t heur{};
   bool ok = false;
   int reps = 0;
-  std::vector<double> pass_us, pass_clk, pass_pow, pass_pow_inst;
+  std::vector<double> pass_us, pass_clk, pass_pow, pass_pow_inst, pass_probe_before, pass_probe_after;
   std::string kernels, grids, blocks, clusters;
 };
 
@@ -364,7 +376,8 @@ static void write_csv(const char* path, const std::vector<Plan>& plans) {
   FILE* f = std::fopen(path, "w");
   if (!f) { std::perror(path); return; }
   std::fprintf(f, "op,gpu,dtype,M,N,K,order,layout,kernel,time_us,source,sm_clock_mhz,power_w,spread_pct,"
-                  "tflops,reps,passes,shape_set,grid,block,cluster,pass_us,pass_sm_clock_mhz,power_instant_w\n");
+                  "tflops,reps,passes,shape_set,grid,block,cluster,pass_us,pass_sm_clock_mhz,power_instant_w,"
+                  "probe_sm_clock_mhz,pass_probe_mhz\n");
   for (const auto& p : plans) {
     if (!p.ok || p.pass_us.empty()) continue;
     double t = median(p.pass_us);
@@ -373,29 +386,37 @@ static void write_csv(const char* path, const std::vector<Plan>& plans) {
     char src[512];
     std::snprintf(src, sizeof src, "%s; median of %d reps x %zu passes%s", g_source_base.c_str(), p.reps,
                   p.pass_us.size(), p.dt == FP8 ? "; fp8_e4m3 in / bf16 out; scale pointers = 1" : "");
-    std::string pus, pclk;
+    std::string pus, pclk, pprobe;
+    std::vector<double> probe_mid;
     for (size_t i = 0; i < p.pass_us.size(); ++i) {
       pus += (i ? ";" : "") + fmt(p.pass_us[i], 3);
       pclk += (i ? ";" : "") + fmt(p.pass_clk[i], 0);
+      pprobe += (i ? ";" : "") + fmt(p.pass_probe_before[i], 0) + "/" + fmt(p.pass_probe_after[i], 0);
+      probe_mid.push_back(0.5 * (p.pass_probe_before[i] + p.pass_probe_after[i]));
     }
-    std::fprintf(f, "gemm,h200,%s,%ld,%ld,%ld,row,TN,%s,%s,%s,%s,%s,%s,%s,%d,%zu,%s,%s,%s,%s,%s,%s,%s\n", DTS[p.dt].name, p.M,
+    std::fprintf(f, "gemm,h200,%s,%ld,%ld,%ld,row,TN,%s,%s,%s,%s,%s,%s,%s,%d,%zu,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
+                 DTS[p.dt].name, p.M,
                  p.N, p.K, csv_field(p.kernels).c_str(), fmt(t, 3).c_str(), csv_field(src).c_str(),
                  fmt(median(p.pass_clk), 0).c_str(), fmt(median(p.pass_pow), 1).c_str(), fmt(spread, 2).c_str(),
                  fmt(tflops, 2).c_str(), p.reps, p.pass_us.size(), csv_field(p.set).c_str(),
                  csv_field(p.grids).c_str(), csv_field(p.blocks).c_str(), csv_field(p.clusters).c_str(), pus.c_str(),
-                 pclk.c_str(), fmt(median(p.pass_pow_inst), 1).c_str());
+                 pclk.c_str(), fmt(median(p.pass_pow_inst), 1).c_str(), fmt(median(probe_mid), 0).c_str(),
+                 pprobe.c_str());
   }
   std::fclose(f);
 }
 
 int main(int argc, char** argv) {
   const char* out = "gemm.csv";
-  int passes = 3;
+  int passes = 3, settle_ms = 0;
+  long shuffle_seed = -1;
   bool quick = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--passes" && i + 1 < argc) passes = std::atoi(argv[++i]);
     else if (a == "--quick") quick = true;
+    else if (a == "--settle-ms" && i + 1 < argc) settle_ms = std::atoi(argv[++i]);
+    else if (a == "--shuffle" && i + 1 < argc) shuffle_seed = std::atol(argv[++i]);
     else out = argv[i];
   }
   CK(cudaSetDevice(0));
@@ -409,6 +430,8 @@ int main(int argc, char** argv) {
                 "around the GEMM only; L2 flushed (256 MiB memset) before each rep; random inputs",
                 v / 10000, (v / 100) % 100, v % 100);
   g_source_base = src;
+  if (settle_ms > 0) g_source_base += "; GPU idle " + std::to_string(settle_ms) + " ms before each row's reps";
+  if (shuffle_seed >= 0) g_source_base += "; row order shuffled per pass (seed " + std::to_string(shuffle_seed) + ")";
   std::printf("# %s\n", src);
 
   std::vector<Plan> plans = build_shapes(quick);
@@ -482,23 +505,37 @@ int main(int argc, char** argv) {
       for (auto& p : plans) any |= (p.dt == dt && p.ok);
       if (!any) continue;
       fill_inputs((DT)dt, A, nA[dt], B, nB[dt], 42 + dt);
-      for (auto& p : plans) {
-        if (p.dt != dt || !p.ok) continue;
+      std::vector<Plan*> order;
+      for (auto& p : plans)
+        if (p.dt == dt && p.ok) order.push_back(&p);
+      if (shuffle_seed >= 0) {
+        std::mt19937_64 rng((uint64_t)shuffle_seed * 1000003ull + (uint64_t)pass * 131ull + (uint64_t)dt);
+        std::shuffle(order.begin(), order.end(), rng);
+      }
+      for (Plan* pp : order) {
+        Plan& p = *pp;
         run_plan(p, A, B, C, s);  // warm-up
         run_plan(p, A, B, C, s);
         if (p.reps == 0) {
           double est = timed(p, 3);
           p.reps = (int)std::min<double>(MAXR, std::max<double>(5, std::ceil(50000.0 / std::max(est, 1.0))));
         }
+        if (settle_ms > 0) {
+          CK(cudaStreamSynchronize(s));
+          std::this_thread::sleep_for(std::chrono::milliseconds(settle_ms));
+        }
+        p.pass_probe_before.push_back(probe_sm_mhz(s));
         double t = timed(p, p.reps);
+        p.pass_probe_after.push_back(probe_sm_mhz(s));
         p.pass_clk.push_back(nvml.sm_mhz());
         p.pass_pow.push_back(nvml.power_w());
         p.pass_pow_inst.push_back(nvml.power_instant_w());
         p.pass_us.push_back(t);
         if (pass == 0)
-          std::printf("  %-8s M=%-6ld N=%-6ld K=%-7ld %10.2f us %8.1f TFLOP/s  reps %2d  clk %4.0f MHz  %5.0f W\n",
+          std::printf("  %-8s M=%-6ld N=%-6ld K=%-7ld %10.2f us %8.1f TFLOP/s  reps %2d  clk %4.0f MHz  probe %4.0f/%4.0f"
+                      "  %5.0f W\n",
                       DTS[dt].name, p.M, p.N, p.K, t, 2.0 * p.M * p.N * p.K / t / 1e6, p.reps, p.pass_clk.back(),
-                      p.pass_pow.back());
+                      p.pass_probe_before.back(), p.pass_probe_after.back(), p.pass_pow.back());
       }
     }
     write_csv(out, plans);  // partial results after every pass
