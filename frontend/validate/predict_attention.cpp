@@ -59,11 +59,7 @@ Prediction predict_attention(const Row& row, const std::string& origin, const Sp
     p.skip_reason = e.what();
     return p;
   }
-  engine::SimOptions opts;
-  opts.l2_starts_dirty = true;  // L2 flushed by writes before each repetition (docs/measurements.md)
-  opts.repeat_gap = measurement_flush_gap(spec);
-  opts.critical_path = false;
-  p.predicted_us = to_us(engine::simulate(lowered.graph, spec, opts).latency);
+  p.predicted_us = to_us(engine::simulate(lowered.graph, spec, measurement_options(row, origin, spec)).latency);
   p.ok = true;
   p.category = fmt::format("{}_{}", to_string(lowered.schedule.family), prob.seq_q == 1 ? "decode" : "prefill");
   p.schedule = lowered.schedule.name;

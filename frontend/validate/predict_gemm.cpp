@@ -30,9 +30,9 @@ std::string category(const gemm::Request& r, const gemm::Schedule& s) {
 
 namespace {
 
-// Simulates the request as a measured repetition ran: L2 full of dirty lines from the flush
-// (docs/measurements.md) and the flush's idle gap before the next repetition.
-Prediction simulate_measured(const gemm::Request& req, const hw::GpuSpec& spec) {
+// Simulates the request as the row's measurement ran it (measurement_options: the flush's dirty L2
+// and idle gap, the card at rest or in steady state).
+Prediction simulate_measured(const gemm::Request& req, const hw::GpuSpec& spec, const engine::SimOptions& opts) {
   Prediction p;
   gemm::Resolved r;
   try {
@@ -49,10 +49,6 @@ Prediction simulate_measured(const gemm::Request& req, const hw::GpuSpec& spec) 
     return p;
   }
   graph::validate_tile_graph(lowered.graph, lowered.graph.name);
-  engine::SimOptions opts;
-  opts.l2_starts_dirty = true;
-  opts.repeat_gap = measurement_flush_gap(spec);
-  opts.critical_path = false;
   p.predicted_us = to_us(engine::simulate(lowered.graph, spec, opts).latency);
   p.ok = true;
   p.category = category(req, lowered.schedule);
@@ -90,7 +86,8 @@ Prediction predict_gemm(const Row& row, const std::string& origin, const SpecLoa
   }
   req.row_major = order == "row";
   req.kernel = row.get("kernel");
-  return simulate_measured(req, specs(row.get("gpu").empty() ? "h100" : row.get("gpu")));
+  const hw::GpuSpec& spec = specs(row.get("gpu").empty() ? "h100" : row.get("gpu"));
+  return simulate_measured(req, spec, measurement_options(row, origin, spec));
 }
 
 // A `grouped_gemm` row: `experts` problems of M = `tokens_per_expert` (else M) by N by K. Grouped
@@ -117,7 +114,8 @@ Prediction predict_grouped_gemm(const Row& row, const std::string& origin, const
   req.dtype = *t;
   req.row_major = false;
   req.kernel = row.get("kernel");
-  p = simulate_measured(req, specs(row.get("gpu").empty() ? "h100" : row.get("gpu")));
+  const hw::GpuSpec& spec = specs(row.get("gpu").empty() ? "h100" : row.get("gpu"));
+  p = simulate_measured(req, spec, measurement_options(row, origin, spec));
   if (p.ok) p.category = req.m <= 64 ? "grouped_skinny" : "grouped";
   return p;
 }

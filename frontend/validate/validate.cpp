@@ -36,6 +36,26 @@ Duration measurement_flush_gap(const hw::GpuSpec& spec) {
   return from_seconds(seconds) + spec.launch.kernel_overhead;
 }
 
+engine::SimOptions measurement_options(const Row& row, const std::string& origin, const hw::GpuSpec& spec) {
+  engine::SimOptions o;
+  o.l2_starts_dirty = true;  // L2 flushed by writes before each repetition (docs/measurements.md)
+  o.repeat_gap = measurement_flush_gap(spec);
+  o.critical_path = false;
+  const auto settle = row.number("settle_ms", origin);
+  if (settle && *settle > 0) {
+    const auto reps = row.number("reps", origin);
+    const auto t = row.number("time_us", origin);
+    if (reps && *reps >= 1) {
+      o.from_rest_reps = static_cast<int>(*reps);
+    } else if (t && *t > 0) {
+      o.from_rest_reps = static_cast<int>(std::clamp(std::ceil(50000.0 / *t), 5.0, 50.0));
+    } else {
+      o.from_rest_reps = 5;
+    }
+  }
+  return o;
+}
+
 Stats compute_stats(const std::vector<const RowResult*>& rows) {
   Stats s;
   s.rows = static_cast<int>(rows.size());

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "frontend/validate/measurements.h"
+#include "sim/engine/simulator.h"
 #include "sim/hw/gpu_spec.h"
 #include "sim/hw/system_spec.h"
 
@@ -50,6 +51,12 @@ Prediction predict_attention(const Row& row, const std::string& origin, const Sp
 // docs/measurements.md written at the HBM's streaming rate, plus one launch. What the slow power
 // limit averages the run's activity with (SimOptions::repeat_gap).
 Duration measurement_flush_gap(const hw::GpuSpec& spec);
+// The simulator options for predicting one measured row: L2 full of the flush's dirty lines, the
+// flush's gap between repetitions, and for a row measured from a rested card (`settle_ms` > 0:
+// the GPU idled that long before the row's reps) the repetitions it took (`reps`; else the
+// tools/bench rule clamp(ceil(50 ms / time_us), 5, 50)), so the slow power limit engages only as
+// it did in that measurement (SimOptions::from_rest_reps).
+engine::SimOptions measurement_options(const Row& row, const std::string& origin, const hw::GpuSpec& spec);
 Prediction predict_elementwise(const Row& row, const std::string& origin, const SpecLoader& specs);
 
 struct RowResult {

@@ -59,10 +59,12 @@ Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const Si
     busy[static_cast<std::size_t>(k.gpu)] += k.tensor_utilisation * to_seconds(k.end - k.start);
   }
   const double window = to_seconds(r0.latency) + to_seconds(options.repeat_gap);
+  // From rest: the load has run until the middle of the median repetition (at the boost clock).
+  const double under_load = options.from_rest_reps > 0 ? (options.from_rest_reps / 2 + 0.5) * window : -1.0;
   const auto activity = [&](std::size_t k) {
     const auto g = static_cast<std::size_t>(r0.kernels[k].gpu);
     const double window_duty = options.window_duty >= 0 ? options.window_duty : window > 0 ? busy[g] / window : 0;
-    return KernelActivity{r0.kernels[k].tensor_utilisation, r0.kernels[k].eight_bit, window_duty};
+    return KernelActivity{r0.kernels[k].tensor_utilisation, r0.kernels[k].eight_bit, window_duty, under_load};
   };
   std::vector<double> f(n), target(n, 0.0);
   for (std::size_t k = 0; k < n; ++k) {

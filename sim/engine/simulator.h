@@ -43,6 +43,11 @@ struct SimOptions {
   // The average tensor duty of the longer run this graph is one piece of (profile replay
   // simulates kernels one by one); < 0: the graph is the whole run (computed by engine::simulate).
   double window_duty = -1;
+  // The measurement this run is predicted for: > 0: it repeats the run this many times (each after
+  // repeat_gap) starting from a card at rest and takes the median, so the slow power limit may not
+  // have engaged by the median repetition (clock.sustained_onset). 0: steady state, the card has
+  // run this load for long (the slow limit applies from the start).
+  int from_rest_reps = 0;
   // The multi-GPU system (NVLink, copy engines, cross-GPU signals); not owned. Required for graphs
   // spanning several GPUs and for remote_put/remote_get; null: one GPU, exactly as before.
   const hw::SystemSpec* system = nullptr;

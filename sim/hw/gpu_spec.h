@@ -36,6 +36,13 @@ struct ClockSpec {
   // min(boost, short_term / d, sustained / D). Zero: the sustained value (no short-term headroom).
   Hertz short_term_tensor;
   Hertz short_term_tensor_fp8;
+  // How long the densest calibration GEMM (whose clock x duty product at boost is
+  // short_term_tensor) holds its boost clock from a card at rest before the slow limit engages.
+  // The slow controller spends a budget of (short_term - sustained) x onset; a run from rest whose
+  // window demands D x boost engages it after that budget / (D x boost - sustained). Zero: the
+  // slow limit applies from the start (every run is taken as steady state).
+  Duration sustained_onset{};
+  Duration sustained_onset_fp8{};
   // The clock measured while every SM runs a register-only mma.sync loop (no memory traffic),
   // whatever its tensor duty; optional (zero: unknown). The clock models above are calibrated on
   // GEMMs and do not cover such loops; frontend/multigpu (the SM-split family) runs at this.

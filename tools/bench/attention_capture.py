@@ -48,10 +48,8 @@ the inputs; max abs error and relative Frobenius error go to the log.
 
 --settle-ms N --shuffle SEED (settled mode): the GPU idles N ms before each case's timed reps,
 so no case inherits the power state (and SM clock) of the heavy cases before it, and each
-pass visits the cases in its own random order. In every mode the SM clock is probed on the
-GPU right before and after the timed reps (torch.cuda._sleep spins a known number of cycles:
-two lengths timed with events, cycles over the time difference): `probe_sm_clock_mhz` is the
-median over passes of the two probes' mean, `pass_probe_mhz` lists "before/after" per pass.
+pass visits the cases in its own random order; `settle_ms` records N (0: plain sweep), which
+`tgsim validate` reads (the slow power limit engages only as in a run from rest).
 
 Usage: attention_capture.py OUT_DIR [--quick] [--passes N] [--budget-s S]
                             [--settle-ms N] [--shuffle SEED]
@@ -76,7 +74,7 @@ from capture_util import strip_kernel_name
 FIELDS = ["op", "gpu", "dtype", "batch", "heads", "heads_kv", "seq_q", "seq_kv",
           "head_dim", "causal", "kernel", "time_us", "source",
           "backend", "spread_pct", "tflops", "reps", "passes", "case_set",
-          "gqa_mode", "pass_us", "timing", "kernel_span_us", "probe_sm_clock_mhz", "pass_probe_mhz"]
+          "gqa_mode", "pass_us", "timing", "kernel_span_us", "settle_ms"]
 TOKENS = 16384
 HIDDEN = 2048
 FLUSH_BYTES = 256 << 20
@@ -197,10 +195,7 @@ def aggregate_rows(cases, results, torch_version):
             tflops=f"{flops(c) / (t * 1e-6) / 1e12:.2f}", reps=r["reps"],
             passes=len(pm), case_set=c["set"], gqa_mode=r["gqa_mode"],
             pass_us=";".join(f"{x:.3f}" for x in pm), timing=r.get("timing", "eager"),
-            kernel_span_us=r.get("kernel_span_us", ""),
-            probe_sm_clock_mhz=(f"{statistics.median((a + b) / 2 for a, b in r['probes']):.0f}"
-                                if r.get("probes") else ""),
-            pass_probe_mhz=";".join(f"{a:.0f}/{b:.0f}" for a, b in r.get("probes", []))))
+            kernel_span_us=r.get("kernel_span_us", ""), settle_ms=r.get("settle_ms", 0)))
     return rows
 
 
@@ -357,21 +352,6 @@ class Runner:
         ts = [a.elapsed_time(b) * 1000.0 for a, b in zip(starts, ends)]
         return statistics.median(ts), reps
 
-    def probe_mhz(self):
-        """The SM clock now: torch.cuda._sleep(n) spins n cycles; two lengths timed with events
-        give cycles per microsecond without the launch overhead."""
-        torch = self.torch
-        ev = [torch.cuda.Event(enable_timing=True) for _ in range(4)]
-        ev[0].record()
-        torch.cuda._sleep(20_000)
-        ev[1].record()
-        ev[2].record()
-        torch.cuda._sleep(120_000)
-        ev[3].record()
-        torch.cuda.synchronize()
-        dt_us = (ev[2].elapsed_time(ev[3]) - ev[0].elapsed_time(ev[1])) * 1000.0
-        return 100_000 / dt_us if dt_us > 0 else float("nan")
-
     def check(self, c, q, k, v, native):
         torch = self.torch
         o = self.call(c, q, k, v, native).float()
@@ -498,12 +478,11 @@ def main():
                 if a.settle_ms > 0:
                     torch.cuda.synchronize()
                     time.sleep(a.settle_ms / 1000.0)
+                    r["settle_ms"] = f"{a.settle_ms:g}"
                     r["settled"] = (f"; GPU idle {a.settle_ms:.0f} ms before each case's reps"
                                     + (f"; case order shuffled per pass (seed {a.shuffle})"
                                        if a.shuffle >= 0 else ""))
-                before = R.probe_mhz()
                 med, reps = R.time_case(c, q, k, v, native, use_graph=a.graph)
-                r.setdefault("probes", []).append((before, R.probe_mhz()))
                 r["timing"] = R.last_timing
                 r["pass_medians"].append(med)
                 r["reps"] = reps

@@ -31,7 +31,8 @@
 // history remains differs between passes and the median over passes averages it. In every
 // mode a one-thread clock probe (common.h: probe_sm_mhz, clock64 against %globaltimer over
 // 50 us) runs right before and right after each row's timed reps: pass_probe_mhz lists
-// "before/after" per pass, probe_sm_clock_mhz is the median over passes of their mean.
+// "before/after" per pass, probe_sm_clock_mhz is the median over passes of their mean;
+// settle_ms records N (0: the plain sweep), which tgsim validate reads.
 //
 // Usage: gemm_sweep [out.csv] [--passes N] [--quick] [--settle-ms N] [--shuffle SEED]
 #include "common.h"
@@ -371,13 +372,14 @@ static std::vector<Plan> build_shapes(bool quick) {
 }
 
 static std::string g_source_base;
+static int g_settle_ms = 0;  // --settle-ms, written to every row (tgsim validate reads settle_ms)
 
 static void write_csv(const char* path, const std::vector<Plan>& plans) {
   FILE* f = std::fopen(path, "w");
   if (!f) { std::perror(path); return; }
   std::fprintf(f, "op,gpu,dtype,M,N,K,order,layout,kernel,time_us,source,sm_clock_mhz,power_w,spread_pct,"
                   "tflops,reps,passes,shape_set,grid,block,cluster,pass_us,pass_sm_clock_mhz,power_instant_w,"
-                  "probe_sm_clock_mhz,pass_probe_mhz\n");
+                  "probe_sm_clock_mhz,pass_probe_mhz,settle_ms\n");
   for (const auto& p : plans) {
     if (!p.ok || p.pass_us.empty()) continue;
     double t = median(p.pass_us);
@@ -394,14 +396,14 @@ static void write_csv(const char* path, const std::vector<Plan>& plans) {
       pprobe += (i ? ";" : "") + fmt(p.pass_probe_before[i], 0) + "/" + fmt(p.pass_probe_after[i], 0);
       probe_mid.push_back(0.5 * (p.pass_probe_before[i] + p.pass_probe_after[i]));
     }
-    std::fprintf(f, "gemm,h200,%s,%ld,%ld,%ld,row,TN,%s,%s,%s,%s,%s,%s,%s,%d,%zu,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
+    std::fprintf(f, "gemm,h200,%s,%ld,%ld,%ld,row,TN,%s,%s,%s,%s,%s,%s,%s,%d,%zu,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d\n",
                  DTS[p.dt].name, p.M,
                  p.N, p.K, csv_field(p.kernels).c_str(), fmt(t, 3).c_str(), csv_field(src).c_str(),
                  fmt(median(p.pass_clk), 0).c_str(), fmt(median(p.pass_pow), 1).c_str(), fmt(spread, 2).c_str(),
                  fmt(tflops, 2).c_str(), p.reps, p.pass_us.size(), csv_field(p.set).c_str(),
                  csv_field(p.grids).c_str(), csv_field(p.blocks).c_str(), csv_field(p.clusters).c_str(), pus.c_str(),
                  pclk.c_str(), fmt(median(p.pass_pow_inst), 1).c_str(), fmt(median(probe_mid), 0).c_str(),
-                 pprobe.c_str());
+                 pprobe.c_str(), g_settle_ms);
   }
   std::fclose(f);
 }
@@ -430,6 +432,7 @@ int main(int argc, char** argv) {
                 "around the GEMM only; L2 flushed (256 MiB memset) before each rep; random inputs",
                 v / 10000, (v / 100) % 100, v % 100);
   g_source_base = src;
+  g_settle_ms = settle_ms;
   if (settle_ms > 0) g_source_base += "; GPU idle " + std::to_string(settle_ms) + " ms before each row's reps";
   if (shuffle_seed >= 0) g_source_base += "; row order shuffled per pass (seed " + std::to_string(shuffle_seed) + ")";
   std::printf("# %s\n", src);

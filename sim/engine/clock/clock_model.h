@@ -19,6 +19,10 @@ struct KernelActivity {
   // Tensor-pipe busy time of the whole run / ((run time + idle between repetitions) x SMs): what
   // the slow power controller averages. Negative: not known (taken as tensor_duty).
   double window_duty = -1;
+  // Seconds of this load before the measured repetition ends, for a run that starts from a card at
+  // rest (the slow limit has not engaged before clock.sustained_onset, scaled by the load).
+  // Negative: steady state (the card has run this load for long).
+  double time_under_load = -1;
 };
 
 class ClockModel {
@@ -33,7 +37,8 @@ class ClockModel {
 
 // Registry: "constant" (boost clock always) and "power" (min(boost, clock.short_term_tensor / duty,
 // clock.sustained_tensor / window duty): the clock x tensor-duty product is what the power limits
-// allow, the fast one per kernel and the slow one over the run). Unknown names throw InputError.
+// allow, the fast one per kernel and the slow one over the run; for a run from rest the slow one
+// only after its onset, clock.sustained_onset). Unknown names throw InputError.
 std::unique_ptr<ClockModel> make_clock_model(const hw::GpuSpec& spec);
 std::vector<std::string> clock_model_names();
 

@@ -25,15 +25,21 @@ class ConstantClock final : public ClockModel {
 // f = min(boost, K_short / d, K_sustained / D): memory-bound kernels keep the boost clock, a
 // dense GEMM running alone falls to K_sustained / d, and one inside a lighter run (or measured
 // with idle gaps between repetitions) runs faster, up to K_short / d.
+//
+// From rest (KernelActivity::time_under_load >= 0) the slow controller first spends a budget: the
+// densest calibration GEMM runs at the fast limit's product K_short for `onset` before the slow one
+// engages, so the budget is (K_short - K_sustained) x onset. A run whose kernels run at
+// f = min(boost, K_short / d) has the window product f x D and engages it after
+// budget / (f x D - K_sustained); never if that is not positive. Before then only K_short binds.
 class PowerClock final : public ClockModel {
  public:
-  PowerClock(Hertz boost, Hertz k16, Hertz k8, Hertz s16, Hertz s8)
-      : boost_(boost), k16_(k16), k8_(k8), s16_(s16), s8_(s8) {}
+  PowerClock(Hertz boost, Hertz k16, Hertz k8, Hertz s16, Hertz s8, Duration onset16, Duration onset8)
+      : boost_(boost), k16_(k16), k8_(k8), s16_(s16), s8_(s8), onset16_(onset16), onset8_(onset8) {}
   Hertz power_product(const KernelActivity& a) const override {
     const double k = (a.eight_bit ? k8_ : k16_).value;
     const double s = (a.eight_bit ? s8_ : s16_).value;
     if (a.tensor_duty <= 0 || a.window_duty < 0) return Hertz{k};
-    if (a.window_duty <= 0) return Hertz{s};
+    if (a.window_duty <= 0 || slow_limit_not_engaged(a, k, s)) return Hertz{s};
     return Hertz{std::min(s, k * a.tensor_duty / a.window_duty)};
   }
   Hertz sm_clock(const KernelActivity& a) const override {
@@ -44,7 +50,16 @@ class PowerClock final : public ClockModel {
   std::string_view name() const override { return "power"; }
 
  private:
+  bool slow_limit_not_engaged(const KernelActivity& a, double k, double s) const {
+    const double onset = to_seconds(a.eight_bit ? onset8_ : onset16_);
+    if (a.time_under_load < 0 || onset <= 0 || s <= k) return false;
+    // Before the slow limit engages the kernel runs at min(boost, K_short / d); the window's
+    // product then exceeds K_sustained by this much, which spends the budget.
+    const double excess = std::min(boost_.value, s / a.tensor_duty) * a.window_duty - k;
+    return excess <= 0 || a.time_under_load < (s - k) * onset / excess;
+  }
   Hertz boost_, k16_, k8_, s16_, s8_;
+  Duration onset16_, onset8_;
 };
 
 }  // namespace
@@ -59,7 +74,8 @@ std::unique_ptr<ClockModel> make_clock_model(const hw::GpuSpec& spec) {
     const Hertz k8 = c.sustained_tensor_fp8.value > 0 ? c.sustained_tensor_fp8 : k16;
     const Hertz s16 = c.short_term_tensor.value > 0 ? c.short_term_tensor : k16;
     const Hertz s8 = c.short_term_tensor_fp8.value > 0 ? c.short_term_tensor_fp8 : k8;
-    return std::make_unique<PowerClock>(c.boost, k16, k8, s16, s8);
+    const Duration onset8 = c.sustained_onset_fp8.count() > 0 ? c.sustained_onset_fp8 : c.sustained_onset;
+    return std::make_unique<PowerClock>(c.boost, k16, k8, s16, s8, c.sustained_onset, onset8);
   }
   throw InputError(fmt::format("{}: /clock/model: unknown clock model \"{}\" (valid: constant, power)", spec.name,
                                c.model));

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <string>
 
+#include "frontend/validate/validate.h"
+#include "sim/hw/spec_json.h"
 #include "sim/units/error.h"
 
 namespace tgsim::validate {
@@ -124,6 +126,25 @@ TEST(MeasurementsCsv, ReadCsvFromFileAndMissingFile) {
     EXPECT_NE(std::string(e.what()).find("missing.csv"), std::string::npos) << e.what();
   }
   std::filesystem::remove_all(dir);
+}
+
+TEST(MeasurementOptions, RowsFromRestCarryTheirRepetitions) {
+  const hw::GpuSpec spec = hw::load_gpu_spec(std::filesystem::path(TGSIM_SOURCE_DIR) / "configs/gpus/h200.json");
+  const Table t = parse_csv(
+      "op,time_us,reps,settle_ms\n"
+      "gemm,100,,\n"       // no settle: steady state
+      "gemm,100,7,200\n"   // settled, 7 reps recorded
+      "gemm,2000,,200\n"   // settled, reps from the bench rule: ceil(50 ms / 2 ms) = 25
+      "gemm,1,,200\n"      // clamped to 50
+      "gemm,100000,,0\n",  // settle 0: steady state
+      "m.csv");
+  const std::vector<int> expected{0, 7, 25, 50, 0};
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const engine::SimOptions o = measurement_options(t.rows[i], "m.csv", spec);
+    EXPECT_EQ(o.from_rest_reps, expected[i]) << "row " << i;
+    EXPECT_TRUE(o.l2_starts_dirty);
+    EXPECT_EQ(o.repeat_gap, measurement_flush_gap(spec));
+  }
 }
 
 }  // namespace

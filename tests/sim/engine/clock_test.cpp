@@ -11,6 +11,7 @@ namespace {
 using testing::make_template;
 using testing::one_kernel;
 using testing::toy_gpu;
+using engine::KernelActivity;
 
 hw::GpuSpec power_gpu() {
   hw::GpuSpec s = toy_gpu();
@@ -72,6 +73,59 @@ TEST(PowerClock, RepeatGapNeverSlowsAndCanSpeedUp) {
   const double t_gap = to_us(engine::simulate(g, spec, gap).latency);
   EXPECT_LT(t_gap, t_alone * 0.95);
   EXPECT_GT(t_gap, t_alone * 1.2 / 1.5 * 0.99);  // at most the short/sustained ratio faster
+}
+
+hw::GpuSpec onset_gpu() {
+  hw::GpuSpec s = power_gpu();
+  s.clock.sustained_onset = from_seconds(0.060);  // budget (1.5 - 1.2) GHz x 60 ms
+  return s;
+}
+
+KernelActivity from_rest(double d, double D, double t) { return engine::KernelActivity{d, false, D, t}; }
+
+TEST(PowerClock, FromRestTheSlowLimitWaitsForItsOnset) {
+  const auto m = engine::make_clock_model(onset_gpu());
+  // A dense kernel (d = D = 0.96) runs at the fast limit, 1.5 / 0.96 GHz, so its window product is
+  // 1.5 GHz and it spends the budget at 1.5 - 1.2 = 0.3 GHz: it engages exactly at the onset.
+  EXPECT_DOUBLE_EQ(m->sm_clock(from_rest(0.96, 0.96, 0.059)).value, 1.5e9 / 0.96);
+  EXPECT_DOUBLE_EQ(m->sm_clock(from_rest(0.96, 0.96, 0.061)).value, 1.2e9 / 0.96);
+  // Steady state (time < 0) is the old rule whatever the onset.
+  EXPECT_DOUBLE_EQ(m->sm_clock(from_rest(0.96, 0.96, -1)).value, 1.2e9 / 0.96);
+  // A lighter window (D = 0.7 beside d = 0.96): product 1.5 / 0.96 x 0.7 = 1.09375 GHz, under the
+  // sustained 1.2 GHz: the slow limit never engages.
+  EXPECT_DOUBLE_EQ(m->sm_clock(from_rest(0.96, 0.7, 10.0)).value, 1.5e9 / 0.96);
+  // D = 0.9: product 1.40625 GHz, excess 0.20625 GHz: engages after 0.3 x 60 ms / 0.20625 = 87.3 ms.
+  EXPECT_DOUBLE_EQ(m->sm_clock(from_rest(0.96, 0.9, 0.087)).value, 1.5e9 / 0.96);
+  EXPECT_NEAR(m->sm_clock(from_rest(0.96, 0.9, 0.088)).value, 1.2e9 / 0.9, 1.0);
+}
+
+TEST(PowerClock, NoOnsetMeansSteadyStateFromTheStart) {
+  const auto m = engine::make_clock_model(power_gpu());  // sustained_onset 0
+  EXPECT_DOUBLE_EQ(m->sm_clock(from_rest(0.96, 0.96, 0.001)).value, 1.2e9 / 0.96);
+}
+
+TEST(PowerClock, RunFromRestIsNeverSlowerThanSteadyState) {
+  graph::Node n;
+  n.id = "mma";
+  n.kind = graph::NodeKind::mma;
+  n.inst = TensorInst::wgmma;
+  n.dtype = DType::bf16;
+  n.shape = {64, 256, 16};
+  n.count = 20000;
+  auto g = one_kernel(make_template({n}, {}), 2);
+  const hw::GpuSpec spec = onset_gpu();
+  engine::SimOptions steady;
+  const double t_steady = to_us(engine::simulate(g, spec, steady).latency);
+  double previous = 0;
+  for (int reps : {1, 5, 50, 100000}) {  // more repetitions: the median one runs later, never faster
+    engine::SimOptions rest;
+    rest.from_rest_reps = reps;
+    const double t = to_us(engine::simulate(g, spec, rest).latency);
+    EXPECT_LE(t, t_steady * (1 + 1e-9)) << reps;
+    EXPECT_GE(t, previous * (1 - 1e-9)) << reps;
+    previous = t;
+  }
+  EXPECT_NEAR(previous, t_steady, t_steady * 1e-6);  // a very long run from rest is steady state
 }
 
 }  // namespace
