@@ -4,10 +4,18 @@ align1/align2), one call each between cudaProfilerStart/Stop for Nsight Compute,
 16-byte-aligned neighbour shape for comparison. A and B are row-major [M, K] and [N, K] and the
 call is a @ b.t() (cuBLAS TN, as gemm_sweep runs its rows).
 
-Usage: gemm_ncu.py [--dry-run]
+--set traffic: instead, GEMMs run by nvjet kernels with an `h` raster and few n tiles (and two
+controls), for the DRAM and L2 traffic counters alone (run_ncu.sh gemm_traffic): do consecutive
+CTAs share the big operand?
+
+Usage: gemm_ncu.py [--set narrow|traffic] [--dry-run]
 """
 import sys
 
+TRAFFIC = [  # dtype, M, N, K: the weight operand N x K is 72-940 MB, read once or once per n tile
+    ("bf16", 256, 57344, 8192), ("bf16", 1024, 14336, 4096), ("bf16", 512, 28672, 4096),
+    ("bf16", 256, 10240, 8192), ("bf16", 256, 14336, 4096), ("bf16", 4096, 4096, 4096),
+]
 CASES = [  # dtype, M, N, K
     ("bf16", 2500, 2500, 2500), ("bf16", 2560, 2560, 2560), ("bf16", 2049, 2049, 2049),
     ("tf32", 4097, 4097, 4097), ("tf32", 4096, 4096, 4096), ("tf32", 1023, 1023, 1023),
@@ -15,14 +23,15 @@ CASES = [  # dtype, M, N, K
 
 
 def main():
+    cases = TRAFFIC if "traffic" in sys.argv else CASES
     if "--dry-run" in sys.argv:
-        for c in CASES:
+        for c in cases:
             print(*c)
         return
     import torch
     torch.backends.cuda.matmul.allow_tf32 = True
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
-    for dt, m, n, k in CASES:
+    for dt, m, n, k in cases:
         t = torch.bfloat16 if dt == "bf16" else torch.float32
         a = torch.randn(m, k, device="cuda", dtype=t)
         b = torch.randn(n, k, device="cuda", dtype=t)

@@ -4,7 +4,9 @@
 # details page (stall reasons, instruction statistics) and the SASS of each kernel with
 # executed-instruction counts and stall samples per instruction. Never changes GPU settings
 # (--clock-control none; ncu flushes caches before each replay pass, --cache-control all).
-#   OUT=... tools/bench/run_ncu.sh attention|gemm
+#   OUT=... tools/bench/run_ncu.sh attention|gemm|gemm_traffic
+# gemm_traffic: gemm_ncu.py --set traffic with only the traffic counters (DRAM and L2 bytes, time,
+# clock, tensor-pipe activity) -> $OUT/gemm_traffic_ncu_raw.csv.
 # Output ($OUT, default /tmp/NAME_ncu), shown for attention:
 #   attention_ncu_raw.csv.gz      ncu --page raw (one row per kernel, every collected metric)
 #   attention_ncu_details.csv.gz  ncu --page details
@@ -12,12 +14,19 @@
 #   attention_ncu_ops.csv         ncu_ops.py: SASS opcode histogram per kernel (entry = case order)
 #   attention_ncu_summary.txt     ncu_summary.py of the raw page
 NAME=${1:-attention}
-case "$NAME" in attention|gemm) ;; *) echo "usage: run_ncu.sh attention|gemm" >&2; exit 2 ;; esac
+case "$NAME" in attention|gemm|gemm_traffic) ;; *) echo "usage: run_ncu.sh attention|gemm|gemm_traffic" >&2; exit 2 ;; esac
 source "$(dirname "$0")/run_common.sh"
 bench_begin /tmp/${NAME}_ncu
 bench_env
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 echo "ncu: $NCU ($($NCU --version | tail -1))"
+if [ "$NAME" = gemm_traffic ]; then
+  timeout 300 "$NCU" --clock-control none --cache-control all --profile-from-start off --target-processes all \
+    --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors.sum,gpu__time_duration.sum,gpc__cycles_elapsed.avg.per_second,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,launch__grid_size \
+    --csv --page raw python3 "$HERE/gemm_ncu.py" --set traffic > "$OUT/gemm_traffic_ncu_raw.csv" || echo "ncu exited $?"
+  cut -c1-400 "$OUT/gemm_traffic_ncu_raw.csv" | head -20
+  exit 0
+fi
 REP=/tmp/${NAME}_ncu_rep
 rm -f $REP.ncu-rep
 timeout 420 "$NCU" --clock-control none --cache-control all --profile-from-start off --target-processes all \
