@@ -25,6 +25,7 @@ class TemplateBuilder {
     if (from >= 0 && to >= 0) t_.edges.push_back(graph::Edge{from, to, kind});
   }
   void order(int from, int to) { edge(from, to, graph::EdgeKind::order); }
+  graph::Node& node(int i) { return t_.nodes.at(static_cast<std::size_t>(i)); }
   std::size_t size() const { return t_.nodes.size(); }
   graph::CtaTemplate take() { return std::move(t_); }
 

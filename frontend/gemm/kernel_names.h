@@ -22,6 +22,10 @@ struct KernelNameResult {
   bool has_splitk_reduce = false;    // the list also held a split-K reduction kernel (e.g. splitKreduce_kernel)
   std::vector<std::string> kernels;  // the individual names, in order
   std::vector<std::string> notes;    // assumptions made and tokens ignored, one per line
+  // The name does not say the cluster shape / whether the kernel is persistent (xmma names carry
+  // neither): resolve() takes them from the recorded launch where it has one (Request::launch_*).
+  bool cluster_from_launch = false;
+  bool persistence_from_launch = false;
 };
 
 // One name, or a ';'-separated list as in the measurement CSV's `kernel` column (a GEMM kernel

@@ -4,7 +4,10 @@
 #include <cctype>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "frontend/gemm/kernel_names_detail.h"
+#include "frontend/gemm/problem.h"
 
 namespace tgsim::gemm::detail {
 namespace {
@@ -82,8 +85,13 @@ KernelNameResult parse_cutlass2(std::string_view name, const std::vector<std::st
   if (!tile || !k_stages || !is_layout(tok[i + 2], 2)) {
     return unsupported("expected <M>x<N>_<K>x<stages>_<layout>_align<N>");
   }
+  std::optional<int> align;
   for (std::size_t j = i + 3; j < tok.size(); ++j) {
-    if (!tok[j].starts_with("align")) add_note(r, "ignored token '" + std::string(tok[j]) + "' (meaning unknown)");
+    if (tok[j].starts_with("align") && to_int(tok[j].substr(5))) {
+      align = to_int(tok[j].substr(5));
+    } else {
+      add_note(r, "ignored token '" + std::string(tok[j]) + "' (meaning unknown)");
+    }
   }
   // cutlass_library leaves out A's and C's type when they equal the accumulator's.
   DType a = a_type.value_or(s.accumulate);
@@ -99,6 +107,11 @@ KernelNameResult parse_cutlass2(std::string_view name, const std::vector<std::st
   s.layout_a = blas_letter(tok[i + 2][0]);
   s.layout_b = blas_letter(tok[i + 2][1]);
   s.warps = cutlass2_warps(s.tile.m, s.tile.n);
+  if (align) {  // alignN: N elements per copy; cp.async copies 4, 8 or 16 bytes
+    const int bytes = static_cast<int>(*align * element_bytes(a));
+    s.load_alignment = bytes >= 16 ? 16 : bytes >= 8 ? 8 : 4;
+    if (bytes < 4) add_note(r, fmt::format("align{}: {} bytes per copy, modelled as 4", *align, bytes));
+  }
   if (wmma) add_note(r, "wmma tensor-op kernel modelled as ampere_multistage");
   return r;
 }

@@ -56,7 +56,8 @@ void xmma_family(const std::optional<std::array<int, 3>>& wg, const std::optiona
     s.warp_specialization = s.consumer_warpgroups > 1 ? WarpSpecialization::cooperative : WarpSpecialization::none;
     s.coop_split = (*wg)[0] > 1 ? CoopSplit::along_m : CoopSplit::along_n;
     s.persistent = false;
-    add_note(r, "xmma: persistence is not in the name; assumed non-persistent");
+    r.persistence_from_launch = true;
+    add_note(r, "xmma: persistence is not in the name; non-persistent unless the recorded launch has fewer CTAs than tiles");
   } else {
     s.family = Family::ampere_multistage;
     s.warp_specialization = WarpSpecialization::none;
@@ -122,7 +123,8 @@ std::optional<KernelNameResult> parse_xmma(std::string_view name, DType /*dtype:
   if (cga) {
     s.cluster = {(*cga)[0], (*cga)[1]};
   } else if (wg) {
-    add_note(r, "no cgasize: cluster 1x1 assumed");
+    r.cluster_from_launch = true;
+    add_note(r, "no cgasize: the recorded launch's cluster if there is one, else 1x1");
   }
   xmma_family(wg, warps, stages, r);
   return r;

@@ -10,6 +10,37 @@
 #include "sim/units/error.h"
 
 namespace tgsim::gemm {
+namespace {
+
+std::int64_t product(const std::array<int, 3>& d) {
+  return static_cast<std::int64_t>(d[0]) * d[1] * d[2];
+}
+
+// What a name leaves out, from the recorded launch. The cluster: its CTA count, placed along the
+// library's m so that the CTAs of a cluster share (multicast) the B tile. Evidence: Nsight Compute
+// of the tf32 4096^3 xmma kernel (tilesize128x256x32, launched with 1x2x1 clusters) counts 2.38 GB
+// of L2 traffic (traces/h200/gemm_ncu_raw.csv, lts__t_sectors.sum); its operand loads alone are
+// 3.2 GB without multicast, 2.7 GB sharing A and 2.15 GB sharing B. Persistence: a launch of fewer
+// CTAs than output tiles loops over tiles.
+void complete_from_launch(const KernelNameResult& k, const Request& r, Resolved& out) {
+  Schedule& s = out.schedule;
+  const std::int64_t cluster = product(r.launch_cluster);
+  if (k.cluster_from_launch && cluster > 1) {
+    s.cluster = {static_cast<int>(cluster), 1};
+    out.notes.push_back(fmt::format("cluster {} from the recorded launch, along m (the CTAs share B)", cluster));
+  }
+  const std::int64_t ctas = product(r.launch_grid);
+  if (k.persistence_from_launch && ctas > 0 && s.tile.m > 0 && s.tile.n > 0) {
+    const Problem& p = out.problem;
+    const std::int64_t tiles = ((p.m + s.tile.m - 1) / s.tile.m) * ((p.n + s.tile.n - 1) / s.tile.n) * p.groups;
+    if (ctas < tiles && s.split_k <= 1 && !s.split_k_runtime) {
+      s.persistent = true;
+      out.notes.push_back(fmt::format("persistent: the recorded launch has {} CTAs for {} tiles", ctas, tiles));
+    }
+  }
+}
+
+}  // namespace
 
 Resolved resolve(const Request& r, const hw::GpuSpec& spec) {
   Resolved out;
@@ -28,6 +59,7 @@ Resolved resolve(const Request& r, const hw::GpuSpec& spec) {
     out.schedule_source = "kernel";
     out.notes = k.notes;
     if (out.schedule.name.empty()) out.schedule.name = k.kernels.empty() ? r.kernel : k.kernels.front();
+    complete_from_launch(k, r, out);
   } else if (!r.schedule_file.empty()) {
     out.schedule = read_schedule(r.schedule_file);
     out.schedule_source = "schedule file";

@@ -2,6 +2,7 @@
 // Problem and Schedule in the library's view, ready to lower.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,10 @@ struct Request {
   bool row_major = true;             // true: PyTorch view, cuBLAS m = n, n = m
   std::string kernel;                // kernel name(s) from a profile, ';'-separated
   std::string schedule_file;
+  // The GEMM kernel's launch as a profiler recorded it (grid and cluster dims; 0: not recorded).
+  // Used only for what its name leaves out (KernelNameResult::*_from_launch).
+  std::array<int, 3> launch_grid{0, 0, 0};
+  std::array<int, 3> launch_cluster{0, 0, 0};
 };
 
 struct Resolved {

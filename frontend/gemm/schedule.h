@@ -66,6 +66,9 @@ struct Schedule {
   char layout_a = 'T';  // BLAS letters as the library saw them: 'N' or 'T'
   char layout_b = 'N';
   bool swap_ab = false;  // the kernel computes C^T = B^T A^T (cuBLAS: tile runs along its own m)
+  // Ampere multistage: bytes each thread copies per cp.async (CUTLASS alignN x element size,
+  // at most 16). Narrow copies (4, 8) cost the shared-memory pipe more (sm.cp_async_*b_cycles).
+  int load_alignment = 16;
   Epilogue epilogue = Epilogue::store;
   // CUTLASS 3 TMA epilogues store the tile in sub-tiles (EpilogueTile, e.g. 64x32) through
   // `epilogue_stages` shared-memory buffers (StagesD): a sub-tile's staging waits until the TMA

@@ -98,6 +98,12 @@ Schedule parse_schedule(const nlohmann::json& j, std::string_view origin) {
     } else if (key == "epilogue_stages") s.epilogue_stages = as_int(v, where, 0, 16);
     else if (key == "grouped") s.grouped = as_bool(v, where);
     else if (key == "grouped_setup") s.grouped_setup = as_bool(v, where);
+    else if (key == "swap_ab") s.swap_ab = as_bool(v, where);
+    else if (key == "load_alignment") {
+      s.load_alignment = as_int(v, where, 4, 16);
+      if (s.load_alignment != 4 && s.load_alignment != 8 && s.load_alignment != 16)
+        throw InputError(fmt::format("{}: expected 4, 8 or 16 (bytes per thread per copy), got {}", where, s.load_alignment));
+    }
     else if (key == "name") {
       if (!v.is_string()) throw InputError(where + ": expected a string");
       s.name = v.get<std::string>();
@@ -105,7 +111,7 @@ Schedule parse_schedule(const nlohmann::json& j, std::string_view origin) {
       throw InputError(fmt::format("{}: unknown key (valid: family, tile, stages, warp_specialization, "
                                    "consumer_warpgroups, warps, cluster, tma_multicast, raster, swizzle, persistent, "
                                    "split_k, stream_k, two_sm, a_type, b_type, c_type, reads_c, epilogue, epilogue_tile, "
-                                   "epilogue_stages, grouped, grouped_setup, name)", where));
+                                   "epilogue_stages, grouped, grouped_setup, swap_ab, load_alignment, name)", where));
     }
   }
   return s;
@@ -147,7 +153,9 @@ nlohmann::json to_json(const Schedule& s) {
           {"epilogue_tile", {s.epilogue_tile_m, s.epilogue_tile_n}},
           {"epilogue_stages", s.epilogue_stages},
           {"grouped", s.grouped},
-          {"grouped_setup", s.grouped_setup}};
+          {"grouped_setup", s.grouped_setup},
+          {"swap_ab", s.swap_ab},
+          {"load_alignment", s.load_alignment}};
 }
 
 }  // namespace tgsim::gemm

@@ -8,6 +8,7 @@
 
 #include "frontend/gemm/lower.h"
 #include "frontend/gemm/request.h"
+#include "frontend/text.h"
 #include "frontend/validate/validate.h"
 #include "sim/engine/simulate.h"
 #include "sim/graph/validate.h"
@@ -56,6 +57,14 @@ Prediction simulate_measured(const gemm::Request& req, const hw::GpuSpec& spec, 
   return p;
 }
 
+// The first kernel's launch dims from a `grid` / `cluster` cell ("66x2x1;32x16x1": one per kernel).
+std::array<int, 3> first_launch_dims(const Row& row, const std::string& column) {
+  const std::string& cell = row.get(column);
+  const auto parts = frontend::split(cell, ';');
+  if (parts.empty()) return {0, 0, 0};
+  return frontend::dims3(frontend::trim(parts.front())).value_or(std::array<int, 3>{0, 0, 0});
+}
+
 std::optional<DType> row_dtype(const Row& row, Prediction& p) {
   const std::string dtype = row.get("dtype").empty() ? "bf16" : row.get("dtype");
   const auto t = parse_dtype(dtype);
@@ -86,6 +95,8 @@ Prediction predict_gemm(const Row& row, const std::string& origin, const SpecLoa
   }
   req.row_major = order == "row";
   req.kernel = row.get("kernel");
+  req.launch_grid = first_launch_dims(row, "grid");
+  req.launch_cluster = first_launch_dims(row, "cluster");
   const hw::GpuSpec& spec = specs(row.get("gpu").empty() ? "h100" : row.get("gpu"));
   return simulate_measured(req, spec, measurement_options(row, origin, spec));
 }

@@ -110,6 +110,7 @@ bool predict_gemm(const ProfiledLaunch& l, const hw::GpuSpec& spec, const graph:
   req.n = b[1];
   req.dtype = *t;
   req.kernel = kernel_list(l);
+  if (!l.kernels.empty()) req.launch_grid = l.kernels.front().grid;  // profiles record no cluster dims
   gemm::Resolved r;
   try {
     r = gemm::resolve(req, spec);

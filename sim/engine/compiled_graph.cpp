@@ -91,6 +91,13 @@ void compile_compute(CompiledNode& c, const graph::Node& n, const graph::Role& r
   }
 }
 
+double cp_async_smem_cycles(const graph::Node& n, const hw::GpuSpec& spec) {
+  const double bytes = static_cast<double>(n.bytes.value);
+  const double per_inst = n.access == 4 ? spec.sm.cp_async_4b_cycles.value : n.access == 8 ? spec.sm.cp_async_8b_cycles.value : 0;
+  if (per_inst <= 0) return bytes / spec.sm.shared_memory_bandwidth.value;
+  return std::ceil(bytes / (32.0 * n.access)) * per_inst;  // warp instructions x cycles each
+}
+
 // A remote transfer's per-flow cap. SM threads keep sm_bytes_in_flight_per_thread each in flight
 // over the round trip (Little's law) up to the SM's ceiling; a TMA bulk copy is issued by one
 // thread and runs at the ceiling; a copy engine at its own rate. SM-driven bytes are scaled by
@@ -151,9 +158,10 @@ CompiledTemplate compile_template(const graph::CtaTemplate& t, const hw::GpuSpec
         c.latency_cycles = src.cycles.value;
         // cp.async writes what it loads into shared memory through the SM's shared-memory pipe
         // (the LSU data path ldmatrix reads through; TMA writes by its own path and is not
-        // charged): the pipe is busy bytes / bandwidth while the data arrives.
+        // charged): the pipe is busy bytes / bandwidth while the data arrives, or, for narrow
+        // copies (4 or 8 bytes per thread), the measured cycles per warp instruction.
         if (src.kind == NodeKind::load && src.engine == graph::MemEngine::cp_async) {
-          c.occupancy_cycles = static_cast<double>(src.bytes.value) / spec.sm.shared_memory_bandwidth.value;
+          c.occupancy_cycles = cp_async_smem_cycles(src, spec);
         }
         break;
       case NodeKind::remote_put:

@@ -29,7 +29,7 @@ constexpr std::string_view kCommonKeys[] = {"id", "kind", "role", "cycles"};
 
 // The keys each node kind accepts besides kCommonKeys (docs/tile-graph-format.md, "Nodes").
 std::span<const std::string_view> kind_keys(NodeKind k) {
-  static constexpr std::string_view kLoad[] = {"bytes", "engine", "tile", "multicast"};
+  static constexpr std::string_view kLoad[] = {"bytes", "engine", "tile", "multicast", "access"};
   static constexpr std::string_view kStore[] = {"bytes", "engine", "tile"};
   static constexpr std::string_view kSmem[] = {"bytes"};
   static constexpr std::string_view kRemote[] = {"bytes", "engine", "tile", "peer"};
@@ -91,6 +91,7 @@ void read_memory_fields(const JsonCursor& c, const NodeScope& scope, Node& n) {
   if (auto v = c.find("engine")) n.engine = read_enum(*v, kMemEngines, "memory engine");
   if (auto v = c.find("tile")) n.tile = read_tile(*v, scope.tensors);
   if (auto v = c.find("multicast")) n.multicast = v->as_int32(1);
+  if (auto v = c.find("access")) n.access = v->as_int32(1);
   if (auto v = c.find("peer")) n.peer = v->as_int32(1);
 }
 
@@ -201,6 +202,7 @@ void write_memory_fields(const Node& n, const NodeNames& names, nlohmann::ordere
     j["tile"] = std::move(tile);
   }
   if (n.kind == NodeKind::load && n.multicast != defaults.multicast) j["multicast"] = n.multicast;
+  if (n.kind == NodeKind::load && n.access != defaults.access) j["access"] = n.access;
   const bool remote = n.kind == NodeKind::remote_put || n.kind == NodeKind::remote_get;
   if (remote && n.peer != defaults.peer) j["peer"] = n.peer;
 }

@@ -83,6 +83,7 @@ struct Node {
   MemEngine engine = MemEngine::tma;
   TileRef tile;
   int multicast = 1;  // TMA multicast: the tile is fetched once for this many CTAs of the cluster
+  int access = 16;    // cp.async loads: bytes each thread copies per instruction (4, 8 or 16)
   int peer = 1;       // remote ops: target GPU = (own GPU + peer) mod GPUs in the system
 
   // mma: `count` instructions of `shape` (m, n, k) on `dtype` inputs.

@@ -67,6 +67,9 @@ void check_memory_node(const Checker& c, const Node& n, const NodeContext& ctx, 
   c.check(!n.tile.resident || n.tile.tensor < 0, at,
           "\"resident\" is for untracked tiles only (a tracked tile's residency is the L2 model's)");
   c.check(n.multicast >= 1, at, fmt::format("multicast must be >= 1, got {}", n.multicast));
+  c.check(n.access == 4 || n.access == 8 || n.access == 16, at,
+          fmt::format("access (bytes per thread per copy) must be 4, 8 or 16, got {}", n.access));
+  if (n.access != 16) c.check(n.kind == NodeKind::load && n.engine == MemEngine::cp_async, at, "access needs a cp_async load");
   if (n.multicast > 1) {
     c.check(n.kind == NodeKind::load && n.engine == MemEngine::tma, at, "multicast needs a TMA load");
     const auto& cl = ctx.kernel.cta.cluster;

@@ -63,6 +63,11 @@ struct SmSpec {
   Bytes reserved_shared_memory_per_cta;  // system use per resident CTA (1 KiB on sm80+)
   BytesPerCycle shared_memory_bandwidth;  // per SM
   BytesPerCycle l2_bandwidth_per_sm;      // SM <-> L2 port, per SM (limits one SM's loads)
+  // Shared-memory pipe cycles of one warp's cp.async of 4 (8) bytes per thread into a tile laid out
+  // for 16-byte vectors (the 128-byte XOR swizzle): bank conflicts make it cost more than its bytes
+  // / shared_memory_bandwidth. Zero: charged by bytes like 16-byte copies.
+  Cycles cp_async_4b_cycles;
+  Cycles cp_async_8b_cycles;
   bool operator==(const SmSpec&) const = default;
 };
 

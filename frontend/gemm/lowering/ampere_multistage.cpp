@@ -61,6 +61,8 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Pla
                                        {item_param(j, p_tile_m), item_param(j, p_k_base, k), {}}));
       const int lb = b.add(memory_node("ldB" + sfx, NodeKind::load, MemEngine::cp_async, role, b_bytes, t_b,
                                        {item_param(j, p_tile_n), item_param(j, p_k_base, k), {}}));
+      b.node(la).access = s.load_alignment;
+      b.node(lb).access = s.load_alignment;
       const int frag = b.add(smem_node("ldsm" + sfx, role, frag_bytes));
       const int mma = b.add(mma_node("mma" + sfx, role, TensorInst::mma_sync, p.a_type, {16, 8, k_inst}, mma_per_warp));
       b.edge(la, frag);
