@@ -3,7 +3,8 @@
 the error rises past the figure documented in docs/validation.md (plus a small margin).
 
 usage: check_fidelity.py TGSIM MEASUREMENTS.csv THRESHOLDS.json
-THRESHOLDS.json: {"max_mape_pct": .., "min_pearson_r": .., "max_skipped": .., "min_simulated": ..}
+THRESHOLDS.json: {"max_mape_pct": .., "min_pearson_r": .., "max_skipped": .., "min_simulated": ..,
+                  "max_worst_pct": .. (optional: the largest row error)}
 """
 import json
 import subprocess
@@ -27,6 +28,8 @@ def main() -> int:
         failures.append(f"MAPE {got['mape_pct']:.2f}% > {limits['max_mape_pct']}%")
     if got["pearson_r"] < limits["min_pearson_r"]:
         failures.append(f"Pearson r {got['pearson_r']:.4f} < {limits['min_pearson_r']}")
+    if "max_worst_pct" in limits and got["max_ape_pct"] > limits["max_worst_pct"]:
+        failures.append(f"worst row {got['max_ape_pct']:.1f}% > {limits['max_worst_pct']}%")
     if got["skipped"] > limits["max_skipped"]:
         failures.append(f"{got['skipped']} rows skipped > {limits['max_skipped']}")
     if got["simulated"] < limits["min_simulated"]:

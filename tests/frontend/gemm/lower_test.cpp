@@ -257,7 +257,11 @@ TEST(ScheduleJson, RoundTripAndErrors) {
   s.epilogue_tile_n = 32;
   s.epilogue_stages = 2;
   s.grouped = s.grouped_setup = true;
+  s.swap_ab = true;
+  s.load_alignment = 8;
   const Schedule back = parse_schedule(to_json(s), "x.json");
+  EXPECT_TRUE(back.swap_ab);
+  EXPECT_EQ(back.load_alignment, 8);
   EXPECT_EQ(back.tile, s.tile);
   EXPECT_EQ(back.cluster, s.cluster);
   EXPECT_EQ(back.epilogue, s.epilogue);
@@ -273,6 +277,7 @@ TEST(ScheduleJson, RoundTripAndErrors) {
   }
   EXPECT_THROW(parse_schedule(nlohmann::json{{"stages", 0}}, "x.json"), InputError);
   EXPECT_THROW(parse_schedule(nlohmann::json{{"epilogue_tile", {1, 32}}}, "x.json"), InputError);
+  EXPECT_THROW(parse_schedule(nlohmann::json{{"load_alignment", 12}}, "x.json"), InputError);
 }
 
 }  // namespace

@@ -82,6 +82,31 @@ TEST(Engine, CpAsyncWritesOccupyTheSharedMemoryPipeTmaDoesNot) {
   EXPECT_EQ(simulate(g, toy_gpu()).count(), 1'000'000 + 1'000);
 }
 
+TEST(Engine, NarrowCpAsyncCostsItsMeasuredCyclesPerWarpInstruction) {
+  // The same 12,800 B cp.async as above, 4 bytes per thread: 12,800 / (32 x 4) = 100 warp
+  // instructions at 6 cycles each hold the pipe 600 cycles after node 1 (to 1,600,000 ps).
+  // Without a measured cost the copy is charged by bytes (100 cycles), as a 16-byte one.
+  auto smem = [](std::string id, std::int64_t bytes) {
+    graph::Node n;
+    n.id = std::move(id);
+    n.kind = graph::NodeKind::smem;
+    n.bytes = Bytes{bytes};
+    return n;
+  };
+  graph::Node ld = load_node("ld", 12'800);
+  ld.engine = graph::MemEngine::cp_async;
+  ld.access = 4;
+  auto g = one_kernel(make_template({ld, smem("busy", 128'000), smem("after", 128)}, {{0, 2}}));
+  hw::GpuSpec spec = toy_gpu();
+  EXPECT_EQ(simulate(g, spec).count(), 1'100'000 + 1'000);
+  spec.sm.cp_async_4b_cycles = Cycles{6};
+  EXPECT_EQ(simulate(g, spec).count(), 1'600'000 + 1'000);
+  g.kernels[0].templates[0].nodes[0].access = 8;  // 50 instructions; no 8-byte cost: by bytes
+  EXPECT_EQ(simulate(g, spec).count(), 1'100'000 + 1'000);
+  spec.sm.cp_async_8b_cycles = Cycles{6};
+  EXPECT_EQ(simulate(g, spec).count(), 1'300'000 + 1'000);
+}
+
 TEST(Engine, TwoConcurrentLoadsShareHbm) {
   // Two CTAs on two SMs each load 1 MB at once: the transfer part doubles (flow sharing).
   auto one = one_kernel(make_template({load_node("ld", 1'000'000)}, {}), 1);

@@ -217,7 +217,13 @@ TileGraph every_field_graph() {
   hot.engine = MemEngine::plain;
   hot.bytes = Bytes{1024};
   hot.tile.resident = true;
-  for (const Node& n : {simt, smem, put, get, sig, wait, delay, hot}) t.nodes.push_back(n);
+  Node narrow;  // a cp.async of 4 bytes per thread (CUTLASS align1/align2 kernels)
+  narrow.id = "narrow";
+  narrow.kind = NodeKind::load;
+  narrow.engine = MemEngine::cp_async;
+  narrow.bytes = Bytes{2048};
+  narrow.access = 4;
+  for (const Node& n : {simt, smem, put, get, sig, wait, delay, hot, narrow}) t.nodes.push_back(n);
   t.edges.push_back(Edge{2, 3, EdgeKind::order});
   t.edges.push_back(Edge{8, 9, EdgeKind::order});
   k.grid[0].params = {0, 0, 5, 1, 1, 0, 7, 1};  // not a box: written row by row
@@ -256,6 +262,7 @@ TEST(GraphJson, WriterLeavesDefaultsOut) {
   const json& ld = k["templates"][0]["nodes"][0];
   EXPECT_FALSE(ld.contains("engine"));
   EXPECT_FALSE(ld.contains("multicast"));
+  EXPECT_FALSE(ld.contains("access"));
   EXPECT_FALSE(ld.contains("cycles"));
   EXPECT_EQ(ld["role"], "producer");  // written whenever the template has several roles
   EXPECT_EQ(ld["tile"]["coords"], json::parse(R"(["p0", 0, 0])"));

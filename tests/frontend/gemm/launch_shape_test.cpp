@@ -1,0 +1,85 @@
+// What a schedule takes from beyond its kernel name: the copy width of CUTLASS 2.x alignN kernels
+// (narrow cp.async), and the cluster and persistence of xmma kernels from the recorded launch.
+#include <gtest/gtest.h>
+
+#include "frontend/gemm/lower.h"
+#include "frontend/gemm/request.h"
+#include "sim/engine/simulate.h"
+#include "sim/hw/spec_json.h"
+#include "tests/frontend/gemm/kernel_names_checks.h"
+
+namespace tgsim::gemm {
+namespace {
+
+using test::has_note;
+using test::parse_ok;
+
+hw::GpuSpec h200() { return hw::load_gpu_preset("h200", TGSIM_SOURCE_DIR "/configs"); }
+
+constexpr const char* kXmma =
+    "sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x256x32_warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_"
+    "cublas";
+
+TEST(CopyWidth, Cutlass2AlignmentIsElementsTimesTheirBytes) {
+  EXPECT_EQ(parse_ok("cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128_64x3_tn_align2").schedule.load_alignment, 4);
+  EXPECT_EQ(parse_ok("cutlass_80_tensorop_s1688gemm_256x128_32x3_tn_align1", DType::tf32).schedule.load_alignment, 4);
+  EXPECT_EQ(parse_ok("cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128_64x3_tn_align4").schedule.load_alignment, 8);
+  EXPECT_EQ(parse_ok("cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128_64x3_tn_align8").schedule.load_alignment, 16);
+  EXPECT_EQ(parse_ok("cutlass_80_tensorop_s1688gemm_256x128_32x3_tn_align4", DType::tf32).schedule.load_alignment, 16);
+}
+
+TEST(CopyWidth, LoweringMarksTheCopiesAndNarrowOnesAreSlower) {
+  const hw::GpuSpec spec = h200();
+  Request req;
+  req.m = req.n = req.k = 2048;
+  const auto time = [&](const char* kernel) {
+    req.kernel = kernel;
+    const Resolved r = resolve(req, spec);
+    const LoweredGemm g = lower_gemm(r.problem, r.schedule, spec);
+    int narrow = 0;
+    for (const auto& n : g.graph.kernels[0].templates[0].nodes) narrow += n.access == 4;
+    EXPECT_GT(narrow, 0) << kernel;
+    return to_us(engine::simulate(g.graph, spec).latency);
+  };
+  req.kernel = "cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128_64x3_tn_align8";
+  const LoweredGemm wide = lower_gemm(resolve(req, spec).problem, resolve(req, spec).schedule, spec);
+  for (const auto& n : wide.graph.kernels[0].templates[0].nodes) EXPECT_EQ(n.access, 16) << n.id;
+  const double t_wide = to_us(engine::simulate(wide.graph, spec).latency);
+  EXPECT_GT(time("cutlass_80_tensorop_bf16_s16816gemm_bf16_256x128_64x3_tn_align2"), 1.2 * t_wide);
+}
+
+TEST(LaunchShape, XmmaTakesItsClusterAlongMAndPersistenceFromTheLaunch) {
+  const hw::GpuSpec spec = h200();
+  Request req;
+  req.m = req.n = req.k = 4096;
+  req.dtype = DType::tf32;
+  req.kernel = kXmma;
+  const Resolved plain = resolve(req, spec);
+  EXPECT_EQ(plain.schedule.cluster, (ClusterShape{1, 1}));
+  EXPECT_FALSE(plain.schedule.persistent);
+  req.launch_cluster = {1, 2, 1};
+  req.launch_grid = {66, 2, 1};  // 132 CTAs for 32 x 16 = 512 tiles
+  const Resolved r = resolve(req, spec);
+  EXPECT_EQ(r.schedule.cluster, (ClusterShape{2, 1}));
+  EXPECT_TRUE(r.schedule.persistent);
+  bool noted = false;
+  for (const auto& n : r.notes) noted |= n.find("from the recorded launch") != std::string::npos;
+  EXPECT_TRUE(noted);
+  req.launch_grid = {256, 2, 1};  // one CTA per tile: not persistent
+  EXPECT_FALSE(resolve(req, spec).schedule.persistent);
+}
+
+TEST(LaunchShape, NamesThatCarryTheClusterIgnoreTheLaunch) {
+  const hw::GpuSpec spec = h200();
+  Request req;
+  req.m = req.n = req.k = 4096;
+  req.kernel = "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT";
+  const ClusterShape from_name = resolve(req, spec).schedule.cluster;
+  req.launch_cluster = {8, 1, 1};
+  req.launch_grid = {2, 66, 1};
+  EXPECT_EQ(resolve(req, spec).schedule.cluster, from_name);
+  EXPECT_FALSE(has_note(parse_ok(req.kernel), "recorded launch"));
+}
+
+}  // namespace
+}  // namespace tgsim::gemm
