@@ -30,3 +30,6 @@ print("#include <cstdint>")
 print(op("wgmma_bf16_n256", "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", 256, True))
 print(op("wgmma_bf16_n128", "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16", 128, True))
 print(op("wgmma_fp8_n256", "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3", 256, False))
+# the narrow shapes of small-tile GEMM kernels (calib_mma nsweep)
+for n in (8, 16, 32, 48, 64, 96):
+    print(op(f"wgmma_bf16_n{n}", f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16", n, True))
