@@ -25,7 +25,13 @@
 // group; wait_group 1, one group in flight; or wait_group 0, drained every step), 1 and 2
 // warpgroups per SM: what a small tile's K step costs the tensor pipe.
 //
-// Usage: calib_mma [calibration.csv] [wait|nsweep]
+// With "ring" it runs the same K steps through a GEMM's stage ring without data: a producer thread
+// waits on stage s's empty mbarrier and arrives on its full one; the consumer warpgroup waits on
+// full[s], issues the K step (4 wgmma m64nNk16), commits, waits until one group is in flight and
+// arrives on the previous stage's empty barrier (wgmma_ring_kernel, 4 stages): the K step's cost
+// with the pipeline's barrier handshakes, to set against nsweep's.
+//
+// Usage: calib_mma [calibration.csv] [wait|nsweep|ring]
 #include "common.h"
 #include "wgmma_ops.h"
 
@@ -121,6 +127,69 @@ __global__ void __launch_bounds__(128 * NWG, 1) wgmma_n_kernel(int iters, long l
 #pragma unroll
   for (int i = 0; i < NR; ++i) s += d[i];
   if (s == 1234.5f) sink[threadIdx.x] = s;
+}
+
+__device__ __forceinline__ void ring_wait(uint32_t bar, uint32_t parity) {
+  asm volatile(
+      "{\n"
+      ".reg .pred P1;\n"
+      "RING_WAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1;\n"
+      "@P1 bra RING_DONE;\n"
+      "bra RING_WAIT;\n"
+      "RING_DONE:\n"
+      "}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
+__device__ __forceinline__ void ring_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+
+// Threads 0-127: the producer warpgroup (thread 0 only); 128-255: the consumer warpgroup.
+template <int N, int S>
+__global__ void __launch_bounds__(256, 1) wgmma_ring_kernel(int iters, long long* cycles, float* sink) {
+  extern __shared__ __align__(1024) uint8_t smem[];
+  __shared__ __align__(8) unsigned long long bars[2 * S];  // full[S], empty[S]
+  const uint32_t full0 = (uint32_t)__cvta_generic_to_shared(bars), empty0 = full0 + 8u * S;
+  uint64_t da, db;
+  wgmma_operands(smem, false, da, db);
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < 2 * S; ++i) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(full0 + 8u * i) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  constexpr int NR = WgN<N>::NREG;
+  float d[NR];
+#pragma unroll
+  for (int i = 0; i < NR; ++i) d[i] = 0.f;
+  long long t0 = clock64();
+  if (threadIdx.x == 0) {
+    for (int it = 0; it < iters; ++it) {
+      const int s = it % S;
+      ring_wait(empty0 + 8u * s, ((it / S) & 1) ^ 1);  // a fresh barrier's phase -1 counts as done
+      ring_arrive(full0 + 8u * s);
+    }
+  } else if (threadIdx.x >= 128) {
+    for (int it = 0; it < iters; ++it) {
+      const int s = it % S;
+      ring_wait(full0 + 8u * s, (it / S) & 1);
+      asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+      for (int g = 0; g < 4; ++g) WgN<N>::issue(d, da, db);
+      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+      asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+      if (threadIdx.x == 128 && it > 0) ring_arrive(empty0 + 8u * ((it - 1) % S));
+    }
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  }
+  __syncthreads();
+  long long t1 = clock64();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+  float acc = 0.f;
+#pragma unroll
+  for (int i = 0; i < NR; ++i) acc += d[i];
+  if (acc == 1234.5f) sink[threadIdx.x] = acc;
 }
 
 template <int KIND, int NWG>
@@ -303,6 +372,26 @@ static void run_wgmma_n(CalibCsv& csv, int sms, long long* d_cyc, float* d_sink)
 }
 
 template <int N>
+static void run_wgmma_ring(CalibCsv& csv, int sms, long long* d_cyc, float* d_sink) {
+  constexpr int S = 4;
+  auto k = wgmma_ring_kernel<N, S>;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_REQ));
+  const int iters = 4000;
+  const double flop = (double)iters * 4 * WgN<N>::FLOP;
+  Result r = measure([&] { k<<<sms, 256, SMEM_REQ>>>(iters, d_cyc, d_sink); }, sms, flop, d_cyc);
+  const double cycles_per_iter = 4 * WgN<N>::FLOP / r.flop_clk_sm;
+  char q[64], m[480];
+  std::snprintf(q, sizeof q, "wgmma_ring_bf16_m64n%dk16_s%d", N, S);
+  std::snprintf(m, sizeof m,
+                "per K step: the producer thread waits on empty[s] and arrives on full[s]; the consumer warpgroup waits "
+                "on full[s], wgmma.fence, 4 x wgmma m64n%dk16 f32.bf16.bf16 (one accumulator), commit, wait_group 1, "
+                "arrives on empty[s-1]; %d stages, no data moved; one CTA per SM on %d SMs; clock64 per CTA; median "
+                "over CTAs of median of 3 launches; %.1f FLOP/clk/SM; spread %.2f%%",
+                N, S, sms, r.flop_clk_sm, r.spread_pct);
+  csv.row(q, cycles_per_iter, "cycles/iter", m, 1);
+}
+
+template <int N>
 static void run_wgmma_n_all(CalibCsv& csv, int sms, long long* d_cyc, float* d_sink) {
   run_wgmma_n<N, 1, 1>(csv, sms, d_cyc, d_sink);
   run_wgmma_n<N, 2, 1>(csv, sms, d_cyc, d_sink);
@@ -361,6 +450,18 @@ int main(int argc, char** argv) {
     run_wgmma_n_all<96>(csv, sms, d_cyc, d_sink);
     run_wgmma_n_all<128>(csv, sms, d_cyc, d_sink);
     run_wgmma_n_all<256>(csv, sms, d_cyc, d_sink);
+    std::printf("calib_mma done\n");
+    return 0;
+  }
+  if (argc > 2 && std::string(argv[2]) == "ring") {
+    std::printf("wgmma K steps through a 4-stage mbarrier ring\n");
+    run_wgmma_ring<8>(csv, sms, d_cyc, d_sink);
+    run_wgmma_ring<16>(csv, sms, d_cyc, d_sink);
+    run_wgmma_ring<32>(csv, sms, d_cyc, d_sink);
+    run_wgmma_ring<48>(csv, sms, d_cyc, d_sink);
+    run_wgmma_ring<64>(csv, sms, d_cyc, d_sink);
+    run_wgmma_ring<128>(csv, sms, d_cyc, d_sink);
+    run_wgmma_ring<256>(csv, sms, d_cyc, d_sink);
     std::printf("calib_mma done\n");
     return 0;
   }
