@@ -83,6 +83,13 @@ struct TensorSpec {
   // know their chains (frontend/multigpu/sm_split.cpp) and, where set, as the result latency of
   // mma.sync nodes instead of `latency`.
   Cycles mma_sync_latency;
+  // A wgmma of F cycles of tensor-core work (FLOPs / rate) occupies the pipe
+  // max(F, wgmma_overhead + F / 2): narrow shapes do not reach the peak rate. Zero: F.
+  Cycles wgmma_overhead;
+  // A warp-specialised consumer's shortest K step through its mbarrier ring (wait on the stage's
+  // full barrier, wgmma group, commit, wait_group, arrive on the previous stage's empty barrier):
+  // GEMM lowerings hold small tiles' K steps to it. Zero: no floor.
+  Cycles ws_k_step_floor;
   bool operator==(const TensorSpec&) const = default;
 };
 

@@ -146,6 +146,8 @@ void check_tensor(const GpuSpec& spec, const ReadContext& ctx) {
   }
   if (entries == 0) ctx.fail("/tensor/flops_per_cycle", "needs at least one instruction family with one type");
   require_non_negative(ctx, "/tensor/latency", t.latency.value);
+  require_non_negative(ctx, "/tensor/wgmma_overhead", t.wgmma_overhead.value);
+  require_non_negative(ctx, "/tensor/ws_k_step_floor", t.ws_k_step_floor.value);
 }
 
 void check_memory(const GpuSpec& spec, const ReadContext& ctx) {

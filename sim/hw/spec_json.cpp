@@ -96,6 +96,8 @@ TensorSpec read_tensor(const ObjectReader& r) {
   }
   t.latency = r.cycles("latency");
   if (r.has("mma_sync_latency")) t.mma_sync_latency = r.cycles("mma_sync_latency");
+  if (r.has("wgmma_overhead")) t.wgmma_overhead = r.cycles("wgmma_overhead");
+  if (r.has("ws_k_step_floor")) t.ws_k_step_floor = r.cycles("ws_k_step_floor");
   return t;
 }
 
@@ -163,7 +165,7 @@ GpuSpec read_document(const nlohmann::json& doc, ReadContext& ctx) {
              "shared_memory", "shared_memory_per_cta", "reserved_shared_memory_per_cta", "shared_memory_bandwidth",
              "l2_bandwidth_per_sm", "cp_async_4b_cycles", "cp_async_8b_cycles"}));
   spec.gpc = read_gpc(top.section("gpc", {"count", "sms_per_gpc", "max_cluster_size"}));
-  spec.tensor = read_tensor(top.section("tensor", {"flops_per_cycle", "latency", "mma_sync_latency"}));
+  spec.tensor = read_tensor(top.section("tensor", {"flops_per_cycle", "latency", "mma_sync_latency", "wgmma_overhead", "ws_k_step_floor"}));
   spec.simt = read_simt(top.section("simt", {"fp32_lanes", "int_lanes", "sfu_lanes", "latency", "shuffle_latency"}));
   spec.l2 = read_l2(top.section("l2", {"capacity", "bandwidth", "hit_latency", "far_hit_latency", "partitions", "flush_dirty_fraction"}));
   spec.hbm = read_hbm(top.section("hbm", {"capacity", "bandwidth", "efficiency", "latency"}));

@@ -68,6 +68,7 @@ graph::CtaTemplate build_ws_template(const Problem& p, const Schedule& s, const 
   const std::int64_t mma_count = static_cast<std::int64_t>((m_extent + 63) / 64) * ((n_extent + n_inst - 1) / n_inst) *
                                  ((s.tile.k + k_inst - 1) / k_inst);
   const bool split = plan.splits > 1;
+  const bool floor_steps = v.k_step_floor_cycles > v.k_step_mma_cycles;
 
   std::vector<int> mma_of_iter;      // global K iteration -> its MMA node (stage release)
   std::vector<int> last_mma(static_cast<std::size_t>(items), -1);
@@ -102,6 +103,7 @@ graph::CtaTemplate build_ws_template(const Problem& p, const Schedule& s, const 
     group = w.group;
     prev_loads.clear();
     int prev = -1;
+    int prev_step = -1;
     for (std::int64_t k = 0; k < w.k_iters; ++k) {
       const std::string sfx = fmt::format("{}_{}", j, k);
       // A box wholly outside the tensor (the CTA's tile hangs over the edge) is zero-filled and
@@ -119,6 +121,16 @@ graph::CtaTemplate build_ws_template(const Problem& p, const Schedule& s, const 
       const int mma = b.add(mma_node("mma" + sfx, role, v.inst, p.a_type, {64, n_inst, k_inst}, mma_count));
       b.edge(la, mma);
       b.edge(lb, mma);
+      if (floor_steps) {  // the consumer loop's floor: step k starts once its data is there and step k-1 began L ago
+        const int step = b.add(frontend::delay_node("kstep" + sfx, role, v.k_step_floor_cycles));
+        b.edge(la, step);
+        b.edge(lb, step);
+        if (prev_step >= 0) {
+          b.order(prev_step, step);
+          b.order(prev_step, mma);
+        }
+        prev_step = step;
+      }
       const auto g = static_cast<int>(mma_of_iter.size());
       if (g >= s.stages) {  // the stage this load refills was released by the MMA `stages` iterations back
         b.order(mma_of_iter[static_cast<std::size_t>(g - s.stages)], la);
@@ -235,6 +247,21 @@ graph::CtaTemplate build_ws_template(const Problem& p, const Schedule& s, const 
 
 namespace {
 
+// Tensor-pipe cycles of one K step's wgmma on the spec (tensor.wgmma_overhead included), the
+// count and shape build_ws_template gives the step's MMA node.
+double k_step_mma_cycles(const Problem& p, const Schedule& s, const hw::GpuSpec& spec) {
+  const auto fam = spec.tensor.flops_per_cycle.find(TensorInst::wgmma);
+  if (fam == spec.tensor.flops_per_cycle.end()) return 0;
+  const auto rate = fam->second.find(p.a_type);
+  if (rate == fam->second.end() || rate->second <= 0) return 0;
+  const int m_extent = s.swap_ab ? s.tile.n : s.tile.m, n_extent = s.swap_ab ? s.tile.m : s.tile.n;
+  const int n_inst = std::min(n_extent, 256), k_inst = mma_k(p.a_type);
+  const double count = static_cast<double>((m_extent + 63) / 64) * ((n_extent + n_inst - 1) / n_inst) *
+                       ((s.tile.k + k_inst - 1) / k_inst);
+  const double inst = 2.0 * 64 * n_inst * k_inst / rate->second;
+  return count * std::max(inst, spec.tensor.wgmma_overhead.value + inst / 2);
+}
+
 class HopperLowering final : public KernelLowering {
  public:
   std::string_view name() const override { return "hopper_warpspecialized"; }
@@ -257,7 +284,9 @@ class HopperLowering final : public KernelLowering {
     k.cta.registers_per_thread = 65536 / k.cta.threads / 8 * 8;
     k.cta.shared_memory = Bytes{ws_shared_memory(p, s, spec)};
     k.cta.cluster = {plan.cluster_m * plan.cluster_n, 1, 1};
-    const WsVariant v{TensorInst::wgmma, 1, false, spec.tma.store_fence.value, spec.l2.hit_latency.value};
+    WsVariant v{TensorInst::wgmma, 1, false, spec.tma.store_fence.value, spec.l2.hit_latency.value};
+    v.k_step_floor_cycles = spec.tensor.ws_k_step_floor.value;
+    v.k_step_mma_cycles = k_step_mma_cycles(p, s, spec);
     fill_grid(k, plan, [&](const std::vector<WorkItem>& items) { return build_ws_template(p, s, plan, v, items); });
     return k;
   }

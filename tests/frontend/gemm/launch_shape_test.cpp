@@ -81,5 +81,34 @@ TEST(LaunchShape, NamesThatCarryTheClusterIgnoreTheLaunch) {
   EXPECT_FALSE(has_note(parse_ok(req.kernel), "recorded launch"));
 }
 
+TEST(KStepFloor, SmallTilesGetTheFloorLargeOnesDoNot) {
+  hw::GpuSpec spec = h200();
+  ASSERT_GT(spec.tensor.ws_k_step_floor.value, 0);
+  const auto steps = [&](const char* kernel, std::int64_t m, std::int64_t n, std::int64_t k) {
+    Request req;
+    req.m = m;
+    req.n = n;
+    req.k = k;
+    req.kernel = kernel;
+    const Resolved r = resolve(req, spec);
+    const LoweredGemm g = lower_gemm(r.problem, r.schedule, spec);
+    int floor_nodes = 0;
+    for (const auto& t : g.graph.kernels[0].templates)
+      for (const auto& nd : t.nodes) floor_nodes += nd.id.rfind("kstep", 0) == 0;
+    return std::pair{floor_nodes, to_us(engine::simulate(g.graph, spec).latency)};
+  };
+  // 64x48 tiles: 4 x m64n48k16 per K step = 4 x 28 cycles, under the 241-cycle floor
+  const char* small = "nvjet_sm90_tst_64x48_64x15_2x4_h_bz_TNT";
+  const auto [small_nodes, small_t] = steps(small, 512, 512, 2048);
+  EXPECT_GT(small_nodes, 0);
+  // 256x128 cooperative: 16 x m64n128k16 = 1024 cycles per K step, above it: no extra nodes
+  EXPECT_EQ(steps("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT", 4096, 4096, 4096).first, 0);
+  // the floor only adds time
+  spec.tensor.ws_k_step_floor = Cycles{0};
+  const auto [no_nodes, no_floor_t] = steps(small, 512, 512, 2048);
+  EXPECT_EQ(no_nodes, 0);
+  EXPECT_GT(small_t, no_floor_t);
+}
+
 }  // namespace
 }  // namespace tgsim::gemm

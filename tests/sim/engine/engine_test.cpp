@@ -33,6 +33,21 @@ TEST(Engine, SingleWgmmaIsFlopsOverRate) {
   EXPECT_EQ(simulate(g, toy_gpu()).count(), 1'024'000);
 }
 
+TEST(Engine, NarrowWgmmaTakesItsMeasuredOverhead) {
+  // m64n16k16 on the toy GPU (4096 FLOP/cycle): F = 32,768 / 4096 = 8 cycles per instruction.
+  // With a 16-cycle overhead it takes max(8, 16 + 8 / 2) = 20 cycles: 8 instructions, 160 cycles.
+  // m64n256k16 (F = 128) stays at its rate: max(128, 16 + 64) = 128.
+  auto spec = toy_gpu();
+  graph::Node narrow = wgmma_node("n", 8);
+  narrow.shape = {64, 16, 16};
+  auto g = one_kernel(make_template({narrow}, {}));
+  EXPECT_EQ(simulate(g, spec).count(), 64'000);
+  spec.tensor.wgmma_overhead = Cycles{16};
+  EXPECT_EQ(simulate(g, spec).count(), 160'000);
+  auto wide = one_kernel(make_template({wgmma_node("w", 8)}, {}));
+  EXPECT_EQ(simulate(wide, spec).count(), 1'024'000);
+}
+
 TEST(Engine, LoadThenMmaChainAdds) {
   auto g = one_kernel(make_template({load_node("ld", 1'000'000), wgmma_node("mma", 8)}, {{0, 1}}));
   EXPECT_EQ(simulate(g, toy_gpu()).count(), 1'500'000 + 1'024'000);
