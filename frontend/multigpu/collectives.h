@@ -28,14 +28,23 @@ struct CollectiveParams {
   std::int64_t bytes = 0;        // all_to_all: per pair; all_reduce: the buffer
   int channels = 0;              // 0: the default (kDefaultChannels)
   std::int64_t chunk_bytes = 0;  // 0: NCCL's Simple step, 512 KiB
-  int threads = 512;             // per channel (NCCL_MAX_NTHREADS)
+  int threads = 512;             // per channel, unless threads_from_system
+  bool threads_from_system = true;  // all_to_all with a system's `nccl` section: its threads (640)
 };
 
 struct CollectivePlan {
   int channels = 1;
+  int threads = 512;       // per channel CTA
+  int send_threads = 0;    // of them, those that push to one peer (0: all)
   std::int64_t chunk_bytes = 0;
   std::string protocol = "simple";
 };
+
+// NCCL's split of one send over channels on one node (src/enqueue.cc, NCCL 2.28) for `ranks` GPUs
+// with the system's p2p channels and its Simple step, and the threads of a p2p CTA of `threads`
+// that send to one peer (src/device/sendrecv.h).
+int nccl_p2p_channels(std::int64_t bytes, int ranks, const hw::NcclSpec& n, std::int64_t step);
+int nccl_send_threads(int threads);
 
 // Throws InputError for impossible parameters (more GPUs than the system has, ...).
 CollectivePlan plan_collective(const CollectiveParams& p, const hw::GpuSpec& gpu, const hw::SystemSpec& sys);

@@ -57,10 +57,24 @@ CopyEngineSpec read_copy_engines(const ObjectReader& r) {
   return c;
 }
 
+NcclSpec read_nccl(const ObjectReader& r) {
+  NcclSpec n;
+  n.p2p_channels = r.small_integer("p2p_channels");
+  n.p2p_channels_per_peer = r.small_integer("p2p_channels_per_peer");
+  n.threads = r.small_integer("threads");
+  const auto pow2 = [](int v) { return v > 0 && (v & (v - 1)) == 0; };
+  if (!pow2(n.p2p_channels)) r.context().fail(r.child("p2p_channels"), "must be a power of 2 (NCCL rounds it up)");
+  if (!pow2(n.p2p_channels_per_peer) || n.p2p_channels_per_peer > n.p2p_channels) {
+    r.context().fail(r.child("p2p_channels_per_peer"), "must be a power of 2, at most p2p_channels");
+  }
+  if (n.threads < 64 || n.threads % 32 != 0) r.context().fail(r.child("threads"), "must be a multiple of 32, at least 64");
+  return n;
+}
+
 SystemSpec read_document(const nlohmann::json& doc, ReadContext& ctx) {
   const ObjectReader top(doc, "", ctx,
                          {"name", "full_name", "gpu", "gpu_count", "nvlink", "copy_engines", "signal_latency",
-                          "kernel_overhead", "collective_overhead", "notes"});
+                          "kernel_overhead", "collective_overhead", "nccl", "notes"});
   SystemSpec s;
   s.name = top.text("name");
   s.full_name = top.text("full_name");
@@ -73,6 +87,7 @@ SystemSpec read_document(const nlohmann::json& doc, ReadContext& ctx) {
   s.signal_latency = top.duration("signal_latency");
   if (top.has("kernel_overhead")) s.kernel_overhead = top.duration("kernel_overhead");
   if (top.has("collective_overhead")) s.collective_overhead = top.duration("collective_overhead");
+  if (top.has("nccl")) s.nccl = read_nccl(top.section("nccl", {"p2p_channels", "p2p_channels_per_peer", "threads"}));
   if (top.has("notes")) s.notes = top.text("notes");
   s.sources = ctx.sources();
   return s;
@@ -171,6 +186,11 @@ nlohmann::json to_json(const SystemSpec& s) {
     j["kernel_overhead"] = wrap("/kernel_overhead", format_duration(s.kernel_overhead));
   if (s.collective_overhead.count() > 0) {
     j["collective_overhead"] = wrap("/collective_overhead", format_duration(s.collective_overhead));
+  }
+  if (s.nccl.p2p_channels > 0) {
+    j["nccl"] = {{"p2p_channels", wrap("/nccl/p2p_channels", s.nccl.p2p_channels)},
+                 {"p2p_channels_per_peer", wrap("/nccl/p2p_channels_per_peer", s.nccl.p2p_channels_per_peer)},
+                 {"threads", wrap("/nccl/threads", s.nccl.threads)}};
   }
   if (!s.notes.empty()) j["notes"] = wrap("/notes", s.notes);
   return j;

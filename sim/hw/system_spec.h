@@ -38,6 +38,16 @@ struct CopyEngineSpec {
   bool operator==(const CopyEngineSpec&) const = default;
 };
 
+// What NCCL sets up on this system (its NCCL_DEBUG=INFO log): the peer-to-peer channels and the
+// threads of its kernels' CTAs. frontend/multigpu/collectives.cpp splits a send over channels as
+// NCCL's enqueue.cc does. Zero: not known (the frontend's fixed default).
+struct NcclSpec {
+  int p2p_channels = 0;           // "N p2p channels"
+  int p2p_channels_per_peer = 0;  // "N p2p channels per peer"
+  int threads = 0;                // threads per CTA of the p2p kernel (NCCL_MAX_NTHREADS)
+  bool operator==(const NcclSpec&) const = default;
+};
+
 struct SystemSpec {
   std::string name;       // preset key, e.g. "2xh200"
   std::string full_name;  // e.g. "2 x NVIDIA H200 SXM 141GB, NVLink4 via NVSwitch"
@@ -50,6 +60,7 @@ struct SystemSpec {
   // A collective library call's host-side cost before its kernels run (NCCL grouping, launch of
   // one kernel per GPU); used by frontend/multigpu/collectives.cpp. Optional.
   Duration collective_overhead{0};
+  NcclSpec nccl;  // optional
   std::string notes;
   std::map<std::string, std::string> sources;  // JSON pointer -> source text
   bool operator==(const SystemSpec&) const = default;

@@ -19,7 +19,7 @@ void register_collective(CLI::App& app, const Context& ctx) {
     std::string op = "all_reduce";
     std::string bytes;
     int channels = 0;
-    int threads = 512;
+    int threads = 0;
     std::vector<std::string> system_overrides;
     OutputOptions out;
   };
@@ -30,8 +30,12 @@ void register_collective(CLI::App& app, const Context& ctx) {
       ->capture_default_str()
       ->check(CLI::IsMember({"all_reduce", "all_to_all"}));
   cmd->add_option("--bytes", o->bytes, "Message size, e.g. 64MiB")->required();
-  cmd->add_option("--channels", o->channels, "SMs (NCCL channels) per GPU (default: the model's)");
-  cmd->add_option("--threads", o->threads, "Threads per channel (NCCL: 512)")->capture_default_str()->check(CLI::Range(32, 1024));
+  cmd->add_option("--channels", o->channels,
+                  "SMs (NCCL channels) per GPU (default: all_to_all as NCCL splits the size over the system's p2p "
+                  "channels, all_reduce 16)");
+  cmd->add_option("--threads", o->threads,
+                  "Threads per channel (default: the system's NCCL p2p kernel threads for all_to_all, else 512)")
+      ->check(CLI::Range(32, 1024));
   cmd->add_option("--set-system", o->system_overrides, "Override a system field, e.g. nvlink.bandwidth=900GB/s")->take_all();
   add_output_options(*cmd, o->out);
   cmd->footer(
@@ -50,13 +54,15 @@ void register_collective(CLI::App& app, const Context& ctx) {
       throw InputError(fmt::format("--bytes: {}", e.what()));
     }
     c.channels = o->channels;
-    c.threads = o->threads;
+    c.threads = o->threads > 0 ? o->threads : 512;
+    c.threads_from_system = o->threads == 0;
     const auto plan = multigpu::plan_collective(c, gpu, sys);
     const graph::TileGraph g = multigpu::lower_collective(c, plan, gpu, sys);
     OutputOptions out = o->out;
     out.system = &sys;
     const nlohmann::json inputs = {{"command", "collective"}, {"op", o->op},       {"bytes", c.bytes},
                                    {"system", sys.name},      {"gpus", c.gpus},     {"channels", plan.channels},
+                                   {"threads", plan.threads},
                                    {"chunk_bytes", plan.chunk_bytes}, {"protocol", plan.protocol}};
     const std::string preface = fmt::format("{} of {} B on {} ({} GPUs, {} channels, {} B chunks, {} protocol)\n", o->op,
                                             c.bytes, sys.name, c.gpus, plan.channels, plan.chunk_bytes, plan.protocol);

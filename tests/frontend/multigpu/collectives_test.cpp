@@ -64,6 +64,37 @@ TEST(Collectives, TimeGrowsWithSizeAndFasterLinksHelp) {
   }
 }
 
+TEST(Collectives, SendsAreSplitOverChannelsAsNcclDoes) {
+  // NCCL 2.28 on one node, 32 p2p channels, 32 per peer, 512 KiB steps: 2 ranks use at most 16
+  // channels, one per 64 KiB, doubled once a channel's part passes 16 MiB; 8 ranks at most 4.
+  const hw::NcclSpec n{32, 32, 640};
+  constexpr std::int64_t step = 512 * 1024, KiB = 1024, MiB = 1024 * 1024;
+  EXPECT_EQ(nccl_p2p_channels(4 * KiB, 2, n, step), 1);
+  EXPECT_EQ(nccl_p2p_channels(64 * KiB, 2, n, step), 1);
+  EXPECT_EQ(nccl_p2p_channels(128 * KiB, 2, n, step), 2);
+  EXPECT_EQ(nccl_p2p_channels(512 * KiB, 2, n, step), 8);
+  EXPECT_EQ(nccl_p2p_channels(1 * MiB, 2, n, step), 16);
+  EXPECT_EQ(nccl_p2p_channels(256 * MiB, 2, n, step), 16);   // 16 MiB parts: not above the limit
+  EXPECT_EQ(nccl_p2p_channels(512 * MiB, 2, n, step), 32);   // 32 MiB parts: doubled
+  EXPECT_EQ(nccl_p2p_channels(1 * MiB, 8, n, step), 4);
+  EXPECT_EQ(nccl_p2p_channels(2048 * MiB, 8, n, step), 32);  // 4 -> 8 -> 16 -> 32 (at most 32 / 2 before doubling)
+  EXPECT_EQ(nccl_send_threads(640), 320);  // 20 warps: 9 receive, 10 send
+  EXPECT_EQ(nccl_send_threads(512), 256);
+  EXPECT_EQ(nccl_send_threads(128), 64);
+  // all_to_all plans take the rule and the system's threads; all_reduce keeps its default
+  const hw::SystemSpec sys = hw::load_system_preset("2xh200", kConfigDir);
+  const hw::GpuSpec gpu = hw::load_gpu_preset(sys.gpu, kConfigDir);
+  CollectiveParams p;
+  p.kind = Collective::all_to_all;
+  p.bytes = 256 * KiB;
+  const CollectivePlan plan = plan_collective(p, gpu, sys);
+  EXPECT_EQ(plan.channels, 4);
+  EXPECT_EQ(plan.threads, 640);
+  EXPECT_EQ(plan.send_threads, 320);
+  p.kind = Collective::all_reduce;
+  EXPECT_EQ(plan_collective(p, gpu, sys).channels, 16);
+}
+
 TEST(Collectives, RejectsMoreGpusThanTheSystemHas) {
   const hw::SystemSpec sys = hw::load_system_preset("2xh200", kConfigDir);
   const hw::GpuSpec gpu = hw::load_gpu_preset("h200", kConfigDir);
