@@ -132,7 +132,8 @@ void register_validate(CLI::App& app, const Context& ctx) {
   cmd->add_option("--gpu", o->gpu, "With --profile: the GPU the profile was recorded on")->capture_default_str()->needs(prof);
   add_limit_options(*cmd, o->max_nodes, o->max_memory);
   cmd->add_flag("--json", o->json, "Print one JSON object: rows, simulated, skipped, mape_pct, max_ape_pct, pearson_r, by_op");
-  cmd->add_option("--rows-out", o->rows_out, "Write the input rows plus predicted_us and ape_pct (CSV)");
+  cmd->add_option("--rows-out", o->rows_out,
+                  "Write the input rows plus predicted_us and ape_pct (CSV); with --profile the per-kernel rows (a JSON array)");
   cmd->add_option("--plot", o->plot, "Write a scatter plot and error histogram (PNG, needs python3-matplotlib)");
   cmd->add_option("--jobs", o->jobs, "Threads (default: all cores)");
   cmd->add_option("--set", o->overrides, "Override a field of every GPU spec used, e.g. --set clock.model=constant")->take_all();
