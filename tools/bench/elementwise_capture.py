@@ -22,9 +22,15 @@ thousand to ~10^8 elements, with shapes that are NOT the Llama-8B shapes of the 
   mean_last_fp32   x.mean(-1, keepdim=True), fp32     -> reduce_kernel<512, 1>
   pow_fp32         x.pow(2), fp32 contiguous          -> vectorized_elementwise_kernel
 
+--cold: only the cases of at most 2^18 elements, in three L2 states: `flushed` as above,
+`ce_flushed` (before each call a 256 MiB device-to-device cudaMemcpy, which the copy engines run:
+L2 is flushed as by the memset, but no SM runs other code in between) and `warm`; written to
+OUT_DIR/elementwise_cold.csv. Whether a tiny kernel's extra time after a flush is its data (then
+ce_flushed = flushed) or its code and parameters, fetched again by the SMs (then ce_flushed < flushed).
+
 Output (OUT_DIR/elementwise.csv), docs/measurements.md rows with op=elementwise: op,gpu,case,l2,
 dtype,shape,elements,rows (reductions),read_bytes,write_bytes,kernel,grid,block,reps,time_us (the
-median kernel duration),min_us,max_us,source. Usage: elementwise_capture.py OUT_DIR [--reps N]
+median kernel duration),min_us,max_us,source. Usage: elementwise_capture.py OUT_DIR [--reps N] [--cold]
 """
 import argparse
 import csv
@@ -95,6 +101,7 @@ def trace_kernels(prof, tmp):
     with open(tmp) as f:
         ev = json.load(f)
     ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+    trace_kernels.memcpys = sum(1 for e in ev if e.get("cat") == "gpu_memcpy")
     ks = [e for e in ev if e.get("cat") == "kernel"]
     ks.sort(key=lambda e: e["ts"])
     return [(e["name"], "x".join(map(str, e["args"].get("grid", []))), "x".join(map(str, e["args"].get("block", []))),
@@ -105,22 +112,29 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out_dir")
     ap.add_argument("--reps", type=int, default=15)
+    ap.add_argument("--cold", action="store_true")
     a = ap.parse_args()
     global SOURCE
     SOURCE = SOURCE.replace("REPS", str(a.reps))
     os.makedirs(a.out_dir, exist_ok=True)
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+    ce_src = torch.ones(256 << 20, dtype=torch.uint8, device="cuda") if a.cold else None
+    states = ("flushed", "ce_flushed", "warm") if a.cold else ("flushed", "warm")
     rows = []
     for name, dt, shape, make, op, elems, rd, wr in cases():
+        if a.cold and elems > (1 << 18):
+            continue
         ins = make()
         for _ in range(3):
             op(*ins)
         torch.cuda.synchronize()
-        for l2 in ("flushed", "warm"):
+        for l2 in states:
             with profile(activities=[ProfilerActivity.CUDA]) as prof:
                 for _ in range(a.reps):
                     if l2 == "flushed":
                         flush.zero_()
+                    elif l2 == "ce_flushed":
+                        flush.copy_(ce_src)  # same dtype, contiguous: cudaMemcpyAsync on a copy engine
                     else:
                         op(*ins)  # the inputs were just read (and an output written)
                     op(*ins)
@@ -137,10 +151,12 @@ def main():
                                  write_bytes=wr, kernel=kname, grid=grid, block=block, reps=len(durs),
                                  time_us=f"{statistics.median(durs):.3f}", min_us=f"{min(durs):.3f}",
                                  max_us=f"{max(durs):.3f}", source=SOURCE))
+            if l2 == "ce_flushed" and trace_kernels.memcpys < a.reps:
+                print(f"  WARNING {name}: {trace_kernels.memcpys} copy-engine memcpys for {a.reps} reps", flush=True)
             print(f"{name:16} {l2:7} {shape:36} " + "; ".join(
                 f"{k[0][:60]} {k[1]} {statistics.median(v):.2f} us" for k, v in per.items()), flush=True)
         del ins
-    with open(os.path.join(a.out_dir, "elementwise.csv"), "w", newline="") as f:
+    with open(os.path.join(a.out_dir, "elementwise_cold.csv" if a.cold else "elementwise.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
         w.writerows(rows)

@@ -12,6 +12,8 @@ durations) is what the launch and the gaps between a call's kernels cost.
 --kscan: instead, a K scan of four (M, N) shapes (K = 64 ... 4096, so the per-kernel fixed cost is
 the intercept of kernel time against K), each measured after the flush and, with l2=warm, right
 after the same call (no flush): OUT_DIR/small_gemm_kscan.csv with an extra `l2` column.
+--ce: with --kscan, also l2=ce_flushed: before each call a 256 MiB device-to-device cudaMemcpy
+(copy engines: L2 flushed, no SM kernel in between); into small_gemm_kscan_ce.csv.
 
 Output (OUT_DIR/small_gemm.csv): case,M,N,K,event_us,kernel_us,kernels,grids,blocks,reps.
 Usage: small_gemm_capture.py OUT_DIR [--reps N] [--kscan]
@@ -35,7 +37,7 @@ CASES = [(256, 256, 256), (512, 512, 512), (768, 768, 768), (1024, 1024, 1024), 
 
 def measure(name, m, n, k, make, op, flush, reps, tmp):
     """One case: median event time and median CUPTI kernel durations over `reps` calls (each after
-    the flush unless flush is None)."""
+    `flush()` unless flush is None)."""
     ins = make()
     for _ in range(3):
         op(*ins)
@@ -44,7 +46,7 @@ def measure(name, m, n, k, make, op, flush, reps, tmp):
     e1 = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
     for i in range(reps):
         if flush is not None:
-            flush.zero_()
+            flush()
         e0[i].record()
         op(*ins)
         e1[i].record()
@@ -53,7 +55,7 @@ def measure(name, m, n, k, make, op, flush, reps, tmp):
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         for _ in range(reps):
             if flush is not None:
-                flush.zero_()
+                flush()
             op(*ins)
         torch.cuda.synchronize()
     prof.export_chrome_trace(tmp)
@@ -66,7 +68,7 @@ def measure(name, m, n, k, make, op, flush, reps, tmp):
         key = (e["name"], "x".join(map(str, e["args"].get("grid", []))), "x".join(map(str, e["args"].get("block", []))))
         per.setdefault(key, []).append(float(e["dur"]))
     kernel_us = sum(statistics.median(v) for v in per.values())
-    print(f"{name:24} {'flushed' if flush is not None else 'warm':7} event {event_us:8.2f} us  kernels "
+    print(f"{name:24} {getattr(flush, 'label', 'flushed') if flush is not None else 'warm':10} event {event_us:8.2f} us  kernels "
           f"{kernel_us:8.2f} us  "
           + "; ".join(f"{key[0][:50]} {key[1]} {statistics.median(v):.2f}" for key, v in per.items()), flush=True)
     return dict(case=name, M=m, N=n, K=k, event_us=f"{event_us:.3f}", kernel_us=f"{kernel_us:.3f}",
@@ -79,9 +81,12 @@ def main():
     ap.add_argument("out_dir")
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--kscan", action="store_true")
+    ap.add_argument("--ce", action="store_true")
     a = ap.parse_args()
     os.makedirs(a.out_dir, exist_ok=True)
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+    ce_src = torch.ones(256 << 20, dtype=torch.uint8, device="cuda") if a.ce else None
+    flushes = {"flushed": flush.zero_, "warm": None, "ce_flushed": (lambda: flush.copy_(ce_src)) if a.ce else None}
     tmp = os.path.join(a.out_dir, "last_trace.json")
     rows = []
     ops = [("add_1elem", 1, 1, 1, lambda: (torch.ones(1, device="cuda"),), lambda x: x.add_(1))]
@@ -91,13 +96,15 @@ def main():
                     lambda m=m, n=n, k=k: (torch.randn(m, k, dtype=torch.bfloat16, device="cuda"),
                                            torch.randn(n, k, dtype=torch.bfloat16, device="cuda")),
                     lambda x, w: torch.nn.functional.linear(x, w)))
-    for l2 in (["flushed", "warm"] if a.kscan else ["flushed"]):
+    states = (["flushed", "ce_flushed", "warm"] if a.ce else ["flushed", "warm"]) if a.kscan else ["flushed"]
+    for l2 in states:
         for name, m, n, k, make, op in ops:
-            rows.append(measure(name, m, n, k, make, op, flush if l2 == "flushed" else None, a.reps, tmp))
+            rows.append(measure(name, m, n, k, make, op, flushes[l2], a.reps, tmp))
             if a.kscan:
                 rows[-1]["l2"] = l2
     os.remove(tmp)
-    with open(os.path.join(a.out_dir, "small_gemm_kscan.csv" if a.kscan else "small_gemm.csv"), "w", newline="") as f:
+    out_name = ("small_gemm_kscan_ce.csv" if a.ce else "small_gemm_kscan.csv") if a.kscan else "small_gemm.csv"
+    with open(os.path.join(a.out_dir, out_name), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
         w.writerows(rows)
