@@ -17,6 +17,17 @@ int last_pow2(double x) {
 }
 
 // A kernel of `threads`-thread CTAs with one role; the template is the caller's to fill.
+// The grid: the first e.cold_ctas CTAs from `cold` (the template with the cold start), the rest
+// from template 0.
+void set_grid(graph::Kernel& k, std::int64_t ctas, const Elementwise& e, graph::CtaTemplate cold) {
+  const std::int64_t first = e.cold_cycles > 0 ? std::min<std::int64_t>(ctas, e.cold_ctas) : 0;
+  if (first > 0) {
+    k.templates.push_back(std::move(cold));
+    k.grid.push_back(graph::CtaGroup{1, first, 0, {}});
+  }
+  if (ctas > first) k.grid.push_back(graph::CtaGroup{0, ctas - first, 0, {}});
+}
+
 graph::Kernel one_role_kernel(const std::string& name, int threads) {
   graph::Kernel k;
   k.name = name;
@@ -27,15 +38,12 @@ graph::Kernel one_role_kernel(const std::string& name, int threads) {
 
 // A CTA that reduces `rows_per_cta` rows: rounds of dependent loads (each thread's next loads are
 // issued after it has added the previous ones), then the in-CTA reduction and the store.
-graph::Kernel reduction_kernel(const std::string& name, const Elementwise& e) {
-  const int bx = std::max(1, e.row_threads), by = std::max(1, e.rows_per_cta);
-  const int threads = std::max(32, bx * by);
-  const double ctas = e.ctas > 0 ? static_cast<double>(e.ctas) : std::ceil(static_cast<double>(e.rows) / by);
-  const int rounds = std::max(1, static_cast<int>(std::ceil(e.row_length / (bx * std::max(1, e.round_elements)))));
-  graph::Kernel k = one_role_kernel(name, threads);
-  TemplateBuilder b("cta");
+graph::CtaTemplate reduction_template(const Elementwise& e, const std::string& name, double setup, int threads,
+                                      double ctas, int rounds) {
+  const int bx = std::max(1, e.row_threads);
+  TemplateBuilder b(name);
   const int role = b.role("threads", 0, (threads + 31) / 32);
-  int prev = e.setup_cycles > 0 ? b.add(delay_node("setup", role, e.setup_cycles)) : -1;
+  int prev = setup > 0 ? b.add(delay_node("setup", role, setup)) : -1;
   const double round_bytes = e.read_bytes / ctas / rounds;
   const double round_ops = e.ops_per_element * e.elements / ctas / threads / rounds;
   for (int r = 0; r < rounds; ++r) {
@@ -54,8 +62,18 @@ graph::Kernel reduction_kernel(const std::string& name, const Elementwise& e) {
   const int st = b.add(memory_node("store", graph::NodeKind::store, graph::MemEngine::plain, role,
                                    e.write_bytes / ctas, -1, {}));
   b.edge(combine, st);
-  k.templates.push_back(b.take());
-  k.grid.push_back(graph::CtaGroup{0, static_cast<std::int64_t>(ctas), 0, {}});
+  return b.take();
+}
+
+graph::Kernel reduction_kernel(const std::string& name, const Elementwise& e) {
+  const int bx = std::max(1, e.row_threads), by = std::max(1, e.rows_per_cta);
+  const int threads = std::max(32, bx * by);
+  const double ctas = e.ctas > 0 ? static_cast<double>(e.ctas) : std::ceil(static_cast<double>(e.rows) / by);
+  const int rounds = std::max(1, static_cast<int>(std::ceil(e.row_length / (bx * std::max(1, e.round_elements)))));
+  graph::Kernel k = one_role_kernel(name, threads);
+  k.templates.push_back(reduction_template(e, "cta", e.setup_cycles, threads, ctas, rounds));
+  set_grid(k, static_cast<std::int64_t>(ctas), e,
+           reduction_template(e, "cta_cold", e.setup_cycles + e.cold_cycles, threads, ctas, rounds));
   return k;
 }
 
@@ -76,21 +94,24 @@ graph::Kernel elementwise_kernel(const std::string& name, const Elementwise& e) 
                       : e.rows > 0 ? static_cast<double>(e.rows)
                                    : std::max(1.0, std::ceil(e.elements / (threads * std::max(1, e.elements_per_thread))));
   graph::Kernel k = one_role_kernel(name, threads);
-  TemplateBuilder b("cta");
-  const int role = b.role("threads", 0, (threads + 31) / 32);
-  const int setup = e.setup_cycles > 0 ? b.add(delay_node("setup", role, e.setup_cycles)) : -1;
-  // Inputs and outputs are streamed (untracked by the L2 model: they usually were written by
-  // the previous kernel in another tiling, so no tile key would match).
-  const int ld = b.add(memory_node("load", graph::NodeKind::load, graph::MemEngine::plain, role,
-                                   e.read_bytes / ctas, -1, {}));
-  const int op = b.add(simt_node("compute", role, e.ops_per_element * e.elements / ctas / threads, threads));
-  const int st = b.add(memory_node("store", graph::NodeKind::store, graph::MemEngine::plain, role,
-                                   e.write_bytes / ctas, -1, {}));
-  b.edge(setup, ld);
-  b.edge(ld, op);
-  b.edge(op, st);
-  k.templates.push_back(b.take());
-  k.grid.push_back(graph::CtaGroup{0, static_cast<std::int64_t>(ctas), 0, {}});
+  const auto make = [&](const std::string& tname, double setup_cycles) {
+    TemplateBuilder b(tname);
+    const int role = b.role("threads", 0, (threads + 31) / 32);
+    const int setup = setup_cycles > 0 ? b.add(delay_node("setup", role, setup_cycles)) : -1;
+    // Inputs and outputs are streamed (untracked by the L2 model: they usually were written by
+    // the previous kernel in another tiling, so no tile key would match).
+    const int ld = b.add(memory_node("load", graph::NodeKind::load, graph::MemEngine::plain, role,
+                                     e.read_bytes / ctas, -1, {}));
+    const int op = b.add(simt_node("compute", role, e.ops_per_element * e.elements / ctas / threads, threads));
+    const int st = b.add(memory_node("store", graph::NodeKind::store, graph::MemEngine::plain, role,
+                                     e.write_bytes / ctas, -1, {}));
+    b.edge(setup, ld);
+    b.edge(ld, op);
+    b.edge(op, st);
+    return b.take();
+  };
+  k.templates.push_back(make("cta", e.setup_cycles));
+  set_grid(k, static_cast<std::int64_t>(ctas), e, make("cta_cold", e.setup_cycles + e.cold_cycles));
   return k;
 }
 

@@ -23,6 +23,8 @@ struct Elementwise {
   int threads = 256;
   int elements_per_thread = 8;  // 16-byte vector accesses of 16-bit data
   double setup_cycles = 0;      // per CTA before its load (kernel parameters, index set-up)
+  double cold_cycles = 0;       // more for the first `cold_ctas` CTAs (one per SM): code and parameters from HBM
+  int cold_ctas = 0;
   // A row reduction as PyTorch's reduce_kernel runs it: `row_threads` threads per row (block.x),
   // `rows_per_cta` rows per CTA (block.y); each thread walks its share of a row of `row_length`
   // elements `round_elements` at a time (loads in flight), one memory round trip per round.

@@ -12,22 +12,25 @@ namespace {
 // throughput at the largest sizes, where these kernels issue-bind below HBM speed, into SIMT
 // lane-instructions: 132 SMs x 128 lanes x 1980 MHz = 33.45 T lane-ops/s divided by the element
 // rate. setup_cycles: what the smallest launches (<= 16k elements, inputs just touched) take
-// beyond the model without it, at 1980 MHz (docs/profile-replay.md).
+// beyond the model without it, at 1980 MHz (docs/profile-replay.md). cold_cycles: for the launches
+// of at most 32k elements, the measured time after a 256 MiB flush minus the time right after the
+// same op, less what the model gives for the difference, at 1980 MHz (median per class; each of
+// them within 0.14 us of its class median but the reduce pair, 0.39 / 0.66 us).
 // vectorized_elementwise_kernel: 4.0-4.4 TB/s at the largest sizes (bandwidth-bound); set-up from the
 // 4k-32k-element runs (0.93-1.38 us, median 0.95).
-constexpr PytorchKernelClass kVectorized{"vectorized", 128, 8, 0, 1, 570};
+constexpr PytorchKernelClass kVectorized{"vectorized", 128, 8, 0, 1, 570, 919};
 // elementwise_kernel<128, 4>: strided / broadcast operands through OffsetCalculator; 376 G el/s
 // (median of the largest mul_bcast_row 398, silu_slice 362, neg_slice 376), 30 CTAs for 15,360.
-constexpr PytorchKernelClass kGeneric{"generic", 128, 4, 0, 89, 1700};
+constexpr PytorchKernelClass kGeneric{"generic", 128, 4, 0, 89, 1700, 2534};
 // elementwise_kernel<128, 2> (fp32 with a broadcast column): 322 G el/s, 60 CTAs for 15,360.
-constexpr PytorchKernelClass kGenericFp32{"generic_fp32", 128, 2, 0, 104, 750};
+constexpr PytorchKernelClass kGenericFp32{"generic_fp32", 128, 2, 0, 104, 750, 1505};
 // unrolled_elementwise_kernel (dtype-casting copy): 341 G el/s, 8 CTAs for 4,096.
-constexpr PytorchKernelClass kUnrolled{"unrolled", 128, 4, 0, 98, 2250};
+constexpr PytorchKernelClass kUnrolled{"unrolled", 128, 4, 0, 98, 2250, 2534};
 // CatArrayBatchedCopy: a fixed grid of 2 x SMs per input (two inputs: 264 x 2), 512 threads;
 // 239 G el/s.
-constexpr PytorchKernelClass kCat{"cat", 512, 0, 4, 140, 2000};
+constexpr PytorchKernelClass kCat{"cat", 512, 0, 4, 140, 2000, 730};
 // reduce_kernel<512, 1>: bandwidth-bound when there are many rows; set-up measured on 3-row runs.
-constexpr PytorchKernelClass kReduce{"reduce", 256, 0, 0, 2, 1390};
+constexpr PytorchKernelClass kReduce{"reduce", 256, 0, 0, 2, 1390, 1041};
 
 bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
@@ -58,6 +61,11 @@ void apply_kernel_class(const PytorchKernelClass& c, int sms, Elementwise& e, st
   if (c.ctas_per_sm > 0) e.ctas = static_cast<std::int64_t>(c.ctas_per_sm) * sms;
   e.ops_per_element = std::max(e.ops_per_element, c.ops_per_element);
   e.setup_cycles = c.setup_cycles;
+}
+
+void apply_cold_start(const PytorchKernelClass& c, int sms, Elementwise& e) {
+  e.cold_cycles = c.cold_cycles;
+  e.cold_ctas = sms;
 }
 
 }  // namespace tgsim::frontend

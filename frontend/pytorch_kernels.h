@@ -19,6 +19,11 @@ struct PytorchKernelClass {
   int ctas_per_sm = 0;            // > 0: a fixed grid of this many CTAs per SM (cat's batched copy)
   double ops_per_element = 1;     // SIMT instructions per output element (lanes), on the fp32 pipe
   double setup_cycles = 0;        // per CTA before its first load (parameters, index set-up)
+  // Extra cycles for the first CTA on each SM when the kernel's code and parameters are not in
+  // L2: after a flush, or in a model step once more than L2's worth of data went through since the
+  // kernel last ran (flushed minus warm time of the tiny kernels; a copy-engine flush costs the
+  // same, so it is L2, not the SMs' instruction caches).
+  double cold_cycles = 0;
 };
 
 // The class of a kernel by its (demangled or normalised) name; unknown names are `vectorized`,
@@ -31,6 +36,9 @@ const PytorchKernelClass& pytorch_kernel_class(std::string_view kernel_name, boo
 // pytorch_reduce_block().
 void apply_kernel_class(const PytorchKernelClass& c, int sms, Elementwise& e, std::array<int, 3> grid = {},
                         std::array<int, 3> block = {});
+
+// Marks the kernel as starting cold (PytorchKernelClass::cold_cycles on the first CTA of every SM).
+void apply_cold_start(const PytorchKernelClass& c, int sms, Elementwise& e);
 
 // Whether a kernel's input, just written or read by the kernel before it, is still in L2 when it
 // runs: when it fits in half of the L2 (the other half holds whatever else the step touched).

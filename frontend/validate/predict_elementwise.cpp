@@ -22,9 +22,11 @@ Prediction predict_elementwise(const Row& row, const std::string& origin, const 
     p.skip_reason = "elementwise row without elements, read_bytes and write_bytes";
     return p;
   }
+  // l2: "flushed" (a memset of 256 MiB before the call), "ce_flushed" (the same by a copy-engine
+  // copy, no kernel in between: modelled alike), "warm" (the op ran just before); empty: flushed.
   const std::string& l2 = row.get("l2");
-  if (!l2.empty() && l2 != "flushed" && l2 != "warm") {
-    p.skip_reason = fmt::format("unknown l2 \"{}\" (flushed, warm)", l2);
+  if (!l2.empty() && l2 != "flushed" && l2 != "ce_flushed" && l2 != "warm") {
+    p.skip_reason = fmt::format("unknown l2 \"{}\" (flushed, ce_flushed, warm)", l2);
     return p;
   }
   const std::string gpu = row.get("gpu").empty() ? "h100" : row.get("gpu");
@@ -46,6 +48,7 @@ Prediction predict_elementwise(const Row& row, const std::string& origin, const 
   const auto dims3 = [](const std::string& text) { return frontend::dims3(text).value_or(std::array<int, 3>{}); };
   frontend::apply_kernel_class(cls, spec.sm.count, e, dims3(row.get("grid")), dims3(row.get("block")));
   e.inputs_in_l2 = l2 == "warm" && frontend::input_stays_in_l2(e.read_bytes, static_cast<double>(spec.l2.capacity.value));
+  if (l2 != "warm") frontend::apply_cold_start(cls, spec.sm.count, e);  // the flush took its code out of L2 too
   graph::TileGraph g;
   g.name = "elementwise";
   g.kernels.push_back(frontend::elementwise_kernel(row.get("kernel").empty() ? "elementwise" : "kernel", e));

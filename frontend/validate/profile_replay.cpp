@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <numeric>
+#include <map>
 #include <set>
 #include <mutex>
 #include <optional>
@@ -170,7 +171,7 @@ bool predict_attention(const ProfiledLaunch& l, const hw::GpuSpec& spec, const g
 // Memory-bound ops: bytes read = the tensor inputs, bytes written = the result (the broadcast of
 // the inputs; copy_ writes its first input; reductions one value per row; cat the sum).
 bool predict_elementwise(const ProfiledLaunch& l, const hw::GpuSpec& spec, const graph::Limits& limits, double window_duty,
-                         ReplayRow& row) {
+                         bool cold, ReplayRow& row) {
   static const std::set<std::string> pointwise{"aten::add", "aten::sub", "aten::mul", "aten::div", "aten::neg", "aten::pow",
                                                "aten::rsqrt", "aten::sqrt", "aten::exp", "aten::silu", "aten::gelu",
                                                "aten::relu", "aten::sigmoid", "aten::tanh", "aten::where", "aten::copy_",
@@ -222,6 +223,7 @@ bool predict_elementwise(const ProfiledLaunch& l, const hw::GpuSpec& spec, const
                               l.kernels.empty() ? std::array<int, 3>{} : l.kernels.front().block);
   // In a model step a reduction's input was written by the kernel just before (RMSNorm's pow).
   e.inputs_in_l2 = frontend::input_stays_in_l2(e.read_bytes, static_cast<double>(spec.l2.capacity.value));
+  if (cold) frontend::apply_cold_start(cls, spec.sm.count, e);
   graph::TileGraph g;
   g.name = op.name;
   g.kernels.push_back(frontend::elementwise_kernel(op.name, e));
@@ -232,7 +234,20 @@ bool predict_elementwise(const ProfiledLaunch& l, const hw::GpuSpec& spec, const
   return true;
 }
 
-ReplayRow predict(const ProfiledLaunch& l, const hw::GpuSpec& spec, const graph::Limits& limits, double window_duty) {
+// The tensor bytes an op touches (its inputs; a tensor list's elements as 16-bit), for cold_launches.
+double op_bytes(const ProfiledOp& op) {
+  double bytes = 0;
+  for (std::size_t i = 0; i < op.dims.size(); ++i) {
+    bytes += numel(op.dims[i]) * element_bytes(i < op.types.size() ? op.types[i] : "");
+    if (i < op.list_dims.size()) {
+      for (const auto& t : op.list_dims[i]) bytes += numel(t) * 2;
+    }
+  }
+  return bytes;
+}
+
+ReplayRow predict(const ProfiledLaunch& l, const hw::GpuSpec& spec, const graph::Limits& limits, double window_duty,
+                  bool cold) {
   ReplayRow row;
   row.op = l.op.name.empty() ? "(no op recorded)" : l.op.name;
   row.kernels = kernel_list(l);
@@ -249,7 +264,7 @@ ReplayRow predict(const ProfiledLaunch& l, const hw::GpuSpec& spec, const graph:
   }
   try {
     if (predict_gemm(l, spec, limits, window_duty, row) || predict_attention(l, spec, limits, window_duty, row) ||
-        predict_elementwise(l, spec, limits, window_duty, row)) {
+        predict_elementwise(l, spec, limits, window_duty, cold, row)) {
       if (!row.simulated && row.reason.empty()) row.reason = "not modelled";
       return row;
     }
@@ -263,6 +278,20 @@ ReplayRow predict(const ProfiledLaunch& l, const hw::GpuSpec& spec, const graph:
 
 }  // namespace
 
+std::vector<bool> cold_launches(const std::vector<ProfiledLaunch>& launches, double l2_bytes) {
+  std::map<std::string, double> last;  // kernel name -> data through L2 until its last launch
+  double traffic = 0;
+  std::vector<bool> cold(launches.size());
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    const std::string name = launches[i].kernels.empty() ? std::string() : launches[i].kernels.front().name;
+    const auto it = last.find(name);
+    cold[i] = it == last.end() || traffic - it->second > l2_bytes;
+    traffic += op_bytes(launches[i].op);
+    last[name] = traffic;
+  }
+  return cold;
+}
+
 ReplayReport replay_profile(const std::vector<ProfiledLaunch>& launches, const hw::GpuSpec& spec, int jobs,
                             const std::function<void(int, int)>& progress, const graph::Limits& limits) {
   ReplayReport rep;
@@ -270,6 +299,7 @@ ReplayReport replay_profile(const std::vector<ProfiledLaunch>& launches, const h
   // Pass 1: every kernel alone. Pass 2: the kernels that use the tensor pipes again, with the
   // profile's average tensor duty as the slow power limit's window (a GEMM between memory-bound
   // kernels runs at a higher clock than one running back to back; docs/model.md).
+  const std::vector<bool> cold = cold_launches(launches, static_cast<double>(spec.l2.capacity.value));
   std::vector<std::size_t> todo(launches.size());
   for (std::size_t i = 0; i < todo.size(); ++i) todo[i] = i;
   std::mutex progress_mutex;
@@ -279,7 +309,7 @@ ReplayReport replay_profile(const std::vector<ProfiledLaunch>& launches, const h
     std::atomic<std::size_t> next{0};
     const auto work = [&] {
       for (std::size_t j = next++; j < items.size(); j = next++) {
-        rep.rows[items[j]] = predict(launches[items[j]], spec, limits, window_duty);
+        rep.rows[items[j]] = predict(launches[items[j]], spec, limits, window_duty, cold[items[j]]);
         if (progress) {
           std::lock_guard lock(progress_mutex);
           progress(++done, progress_total);

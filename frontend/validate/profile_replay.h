@@ -39,6 +39,12 @@ struct ReplayReport {
   double covered_error_pct = 0;   // (predicted - measured) / measured over the simulated kernels
 };
 
+// Which launches start with their kernel's code and parameters out of L2: the first launch of a
+// kernel, and any after which more than `l2_bytes` of tensor data (the ops' inputs) went through
+// since that kernel last ran (in a model step, a layer's weights between two uses of a pointwise
+// kernel). The replay gives those PytorchKernelClass::cold_cycles.
+std::vector<bool> cold_launches(const std::vector<ProfiledLaunch>& launches, double l2_bytes);
+
 // `limits`: a launch whose graph exceeds them is "not simulated" with the message.
 ReplayReport replay_profile(const std::vector<ProfiledLaunch>& launches, const hw::GpuSpec& spec, int jobs,
                             const std::function<void(int, int)>& progress,

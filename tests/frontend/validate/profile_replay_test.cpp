@@ -83,5 +83,24 @@ TEST(ProfileTrace, BadInputNamesTheFile) {
   EXPECT_THROW(read_profile(write_trace("tgsim_profile_bad3.json", R"({"a": 1})")), InputError);
 }
 
+ProfiledLaunch launch_of(const std::string& kernel, std::int64_t elements) {
+  ProfiledLaunch l;
+  l.op.name = "aten::add";
+  l.op.dims = {{elements}};
+  l.op.types = {"c10::BFloat16"};
+  l.kernels.push_back(ProfiledKernel{});
+  l.kernels.back().name = kernel;
+  return l;
+}
+
+TEST(ProfileReplay, KernelsStartColdAfterMoreThanL2OfData) {
+  const double l2 = 1e6;  // bytes
+  // a: first launch cold; b: first cold; a again after 2 x 100 kB: warm; a big op (2 MB) then a:
+  // cold; a right after: warm.
+  const std::vector<ProfiledLaunch> ls{launch_of("a", 50'000), launch_of("b", 50'000), launch_of("a", 50'000),
+                                       launch_of("big", 1'000'000), launch_of("a", 50'000), launch_of("a", 50'000)};
+  EXPECT_EQ(cold_launches(ls, l2), (std::vector<bool>{true, true, false, true, true, false}));
+}
+
 }  // namespace
 }  // namespace tgsim::validate

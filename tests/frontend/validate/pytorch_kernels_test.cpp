@@ -88,5 +88,28 @@ TEST(PytorchKernels, FewRowReductionsAreLatencyChains) {
   EXPECT_GT(reduce_us(spec, 96, 10240, true), hot);
 }
 
+TEST(PytorchKernels, ColdStartDelaysTheFirstCtaOfEachSm) {
+  const auto spec = hw::load_gpu_preset("h200", std::filesystem::path(TGSIM_SOURCE_DIR) / "configs");
+  const auto& c = pytorch_kernel_class("vectorized_elementwise_kernel<8", false);
+  const auto run = [&](double elements, bool cold) {
+    frontend::Elementwise e;
+    e.elements = elements;
+    e.read_bytes = 2 * elements;
+    e.write_bytes = 2 * elements;
+    frontend::apply_kernel_class(c, spec.sm.count, e);
+    if (cold) frontend::apply_cold_start(c, spec.sm.count, e);
+    return simulated_us(spec, e);
+  };
+  // One CTA: the cold start is its cold_cycles more, at the 1980 MHz the short kernel runs at.
+  const double one_warm = run(1024, false), one_cold = run(1024, true);
+  EXPECT_NEAR(one_cold - one_warm, c.cold_cycles / 1980.0, 0.01);
+  // 4 waves of CTAs: only the first CTA on each SM starts cold, so the kernel is late by one
+  // cold start, not four.
+  const double n = 4.0 * spec.sm.count * 128 * 8;
+  const double waves_warm = run(n, false), waves_cold = run(n, true);
+  EXPECT_GT(waves_cold - waves_warm, 0.5 * c.cold_cycles / 1980.0);
+  EXPECT_LT(waves_cold - waves_warm, 1.5 * c.cold_cycles / 1980.0);
+}
+
 }  // namespace
 }  // namespace tgsim
