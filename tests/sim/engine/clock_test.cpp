@@ -54,17 +54,13 @@ TEST(PowerClock, NoShortTermValueKeepsTheOldModel) {
   EXPECT_DOUBLE_EQ(m->sm_clock({0.96, false, 0.6}).value, 1.2e9 / 0.96);
 }
 
+// One dense wgmma loop (20,000 m64n256k16 bf16) in a 2-CTA kernel.
+graph::TileGraph dense_wgmma_graph() { return one_kernel(make_template({testing::wgmma_node("mma", 20000)}, {}), 2); }
+
 TEST(PowerClock, RepeatGapNeverSlowsAndCanSpeedUp) {
   // One dense wgmma loop: alone it runs at K_sustained / duty; with idle between repetitions the
   // window's duty falls and the fast limit lets it run faster.
-  graph::Node n;
-  n.id = "mma";
-  n.kind = graph::NodeKind::mma;
-  n.inst = TensorInst::wgmma;
-  n.dtype = DType::bf16;
-  n.shape = {64, 256, 16};
-  n.count = 20000;
-  auto g = one_kernel(make_template({n}, {}), 2);
+  auto g = dense_wgmma_graph();
   const hw::GpuSpec spec = power_gpu();
   engine::SimOptions alone;
   engine::SimOptions gap;
@@ -105,14 +101,7 @@ TEST(PowerClock, NoOnsetMeansSteadyStateFromTheStart) {
 }
 
 TEST(PowerClock, RunFromRestIsNeverSlowerThanSteadyState) {
-  graph::Node n;
-  n.id = "mma";
-  n.kind = graph::NodeKind::mma;
-  n.inst = TensorInst::wgmma;
-  n.dtype = DType::bf16;
-  n.shape = {64, 256, 16};
-  n.count = 20000;
-  auto g = one_kernel(make_template({n}, {}), 2);
+  auto g = dense_wgmma_graph();
   const hw::GpuSpec spec = onset_gpu();
   engine::SimOptions steady;
   const double t_steady = to_us(engine::simulate(g, spec, steady).latency);

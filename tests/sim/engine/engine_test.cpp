@@ -13,6 +13,7 @@ using testing::delay_node;
 using testing::load_node;
 using testing::make_template;
 using testing::one_kernel;
+using testing::smem_node;
 using testing::toy_gpu;
 using testing::wgmma_node;
 
@@ -82,16 +83,9 @@ TEST(Engine, CpAsyncWritesOccupyTheSharedMemoryPipeTmaDoesNot) {
   // fall while the pipe is busy, so they follow node 1 (to 1,100,000 ps); node 2 (a 1-cycle move
   // after the load, ready at 12,800 + 500,000 ps of HBM latency) waits for them. By TMA it
   // waits only for node 1.
-  auto smem = [](std::string id, std::int64_t bytes) {
-    graph::Node n;
-    n.id = std::move(id);
-    n.kind = graph::NodeKind::smem;
-    n.bytes = Bytes{bytes};
-    return n;
-  };
   graph::Node ld = load_node("ld", 12'800);
   ld.engine = graph::MemEngine::cp_async;
-  auto g = one_kernel(make_template({ld, smem("busy", 128'000), smem("after", 128)}, {{0, 2}}));
+  auto g = one_kernel(make_template({ld, smem_node("busy", 128'000), smem_node("after", 128)}, {{0, 2}}));
   EXPECT_EQ(simulate(g, toy_gpu()).count(), 1'100'000 + 1'000);
   g.kernels[0].templates[0].nodes[0].engine = graph::MemEngine::tma;
   EXPECT_EQ(simulate(g, toy_gpu()).count(), 1'000'000 + 1'000);
@@ -101,17 +95,10 @@ TEST(Engine, NarrowCpAsyncCostsItsMeasuredCyclesPerWarpInstruction) {
   // The same 12,800 B cp.async as above, 4 bytes per thread: 12,800 / (32 x 4) = 100 warp
   // instructions at 6 cycles each hold the pipe 600 cycles after node 1 (to 1,600,000 ps).
   // Without a measured cost the copy is charged by bytes (100 cycles), as a 16-byte one.
-  auto smem = [](std::string id, std::int64_t bytes) {
-    graph::Node n;
-    n.id = std::move(id);
-    n.kind = graph::NodeKind::smem;
-    n.bytes = Bytes{bytes};
-    return n;
-  };
   graph::Node ld = load_node("ld", 12'800);
   ld.engine = graph::MemEngine::cp_async;
   ld.access = 4;
-  auto g = one_kernel(make_template({ld, smem("busy", 128'000), smem("after", 128)}, {{0, 2}}));
+  auto g = one_kernel(make_template({ld, smem_node("busy", 128'000), smem_node("after", 128)}, {{0, 2}}));
   hw::GpuSpec spec = toy_gpu();
   EXPECT_EQ(simulate(g, spec).count(), 1'100'000 + 1'000);
   spec.sm.cp_async_4b_cycles = Cycles{6};

@@ -78,6 +78,14 @@ inline graph::Node wgmma_node(std::string id, std::int64_t count) {
   return n;
 }
 
+inline graph::Node smem_node(std::string id, std::int64_t bytes) {
+  graph::Node n;
+  n.id = std::move(id);
+  n.kind = graph::NodeKind::smem;
+  n.bytes = Bytes{bytes};
+  return n;
+}
+
 inline graph::Node delay_node(std::string id, double cycles) {
   graph::Node n;
   n.id = std::move(id);
