@@ -64,9 +64,9 @@ void compile_compute(CompiledNode& c, const graph::Node& n, const graph::Role& r
         c.occupancy_cycles = c.flops / (rate_sp * sps);
         // narrow wgmma shapes run below the peak rate (calib_mma nsweep: m64nNk16 bf16 takes
         // 16 + N/4 cycles for N < 64, N/2 above)
-        const double inst_cycles = per_inst / (rate_sp * sps), overhead = spec.tensor.wgmma_overhead.value;
-        if (n.inst == TensorInst::wgmma && overhead > 0 && overhead + inst_cycles / 2 > inst_cycles) {
-          c.occupancy_cycles = (overhead + inst_cycles / 2) * static_cast<double>(n.count);
+        const double inst_cycles = per_inst / (rate_sp * sps);
+        if (n.inst == TensorInst::wgmma && spec.tensor.wgmma_cycles(inst_cycles) > inst_cycles) {
+          c.occupancy_cycles = spec.tensor.wgmma_cycles(inst_cycles) * static_cast<double>(n.count);
         }
       }
       c.latency_cycles = n.cycles.value;

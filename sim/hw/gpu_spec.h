@@ -86,6 +86,11 @@ struct TensorSpec {
   // A wgmma of F cycles of tensor-core work (FLOPs / rate) occupies the pipe
   // max(F, wgmma_overhead + F / 2): narrow shapes do not reach the peak rate. Zero: F.
   Cycles wgmma_overhead;
+  // What one wgmma of `work_cycles` tensor-core work occupies the pipe (the rule above).
+  double wgmma_cycles(double work_cycles) const {
+    const double narrow = wgmma_overhead.value + work_cycles / 2;
+    return wgmma_overhead.value > 0 && narrow > work_cycles ? narrow : work_cycles;
+  }
   // A warp-specialised consumer's shortest K step through its mbarrier ring (wait on the stage's
   // full barrier, wgmma group, commit, wait_group, arrive on the previous stage's empty barrier):
   // GEMM lowerings hold small tiles' K steps to it. Zero: no floor.

@@ -259,7 +259,7 @@ double k_step_mma_cycles(const Problem& p, const Schedule& s, const hw::GpuSpec&
   const double count = static_cast<double>((m_extent + 63) / 64) * ((n_extent + n_inst - 1) / n_inst) *
                        ((s.tile.k + k_inst - 1) / k_inst);
   const double inst = 2.0 * 64 * n_inst * k_inst / rate->second;
-  return count * std::max(inst, spec.tensor.wgmma_overhead.value + inst / 2);
+  return count * spec.tensor.wgmma_cycles(inst);
 }
 
 class HopperLowering final : public KernelLowering {
