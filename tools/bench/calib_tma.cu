@@ -223,16 +223,6 @@ __global__ void __launch_bounds__(kMaxThreads, 1) tma_stream_kernel(const __grid
   }
 }
 
-// reads a buffer so that L2 ends up holding clean lines (after the flush memset's dirty ones)
-__global__ void read_flush_kernel(const int4* __restrict__ p, size_t n, int4* sink) {
-  int4 acc = make_int4(0, 0, 0, 0);
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-    int4 a = p[i];
-    acc.x ^= a.x; acc.y ^= a.y; acc.z ^= a.z; acc.w ^= a.w;
-  }
-  if ((acc.x & acc.y & acc.z & acc.w) == 0x7fffffff) sink[0] = acc;
-}
-
 struct Config {
   std::string variant;
   bool tiled;

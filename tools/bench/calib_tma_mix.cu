@@ -115,19 +115,6 @@ struct Figures {
   double window_us, gbps_in, gbps_oob, end_in_us, end_oob_us, event_us;
 };
 
-// tiles CTA c had delivered by time w (ns after t_min), from its checkpoints
-double tiles_by(const std::vector<unsigned long long>& ck, int c, int nck, unsigned long long t_start,
-                unsigned long long t_min, double w) {
-  double prev_t = (double)(t_start - t_min), prev_n = 0;
-  for (int i = 0; i < nck; ++i) {
-    const double t = (double)(ck[(size_t)c * kMaxCk + i] - t_min), n = (double)(i + 1) * kCk;
-    if (t >= w) return prev_n + (n - prev_n) * (w - prev_t) / std::max(t - prev_t, 1.0);
-    prev_t = t;
-    prev_n = n;
-  }
-  return prev_n;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -259,7 +246,7 @@ int main(int argc, char** argv) {
         (kind[c] ? end_oob : end_in).push_back(e * 1e-3);
       }
       double tiles_in = 0, tiles_oob = 0;
-      for (int c = 0; c < n; ++c) (kind[c] ? tiles_oob : tiles_in) += tiles_by(b, c, nck, a[c], tmin, w);
+      for (int c = 0; c < n; ++c) (kind[c] ? tiles_oob : tiles_in) += tiles_by(b, c, nck, kMaxCk, kCk, a[c], tmin, w);
       win.push_back(w * 1e-3);
       gin.push_back(tiles_in * p.box_bytes / w);  // B/ns = GB/s
       goob.push_back(tiles_oob * p.box_bytes / w);

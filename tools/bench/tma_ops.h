@@ -1,7 +1,8 @@
 // tma_ops.h: the Hopper TMA and mbarrier primitives the TMA microbenchmarks share (calib_tma,
-// calib_tma_mix): PTX wrappers for mbarrier set-up/arrive/wait, 2D tensor and 1D bulk copies
+// calib_tma_mix, calib_tma_hitmiss): PTX wrappers for mbarrier set-up/arrive/wait, 2D tensor and 1D bulk copies
 // into shared memory, and a 2D bf16 tensor map with 128-byte swizzle built through the
-// driver's cuTensorMapEncodeTiled (found at run time, so no link against libcuda).
+// driver's cuTensorMapEncodeTiled (found at run time, so no link against libcuda); a read-only
+// L2 flush kernel and the checkpoint interpolation the streaming benchmarks share.
 #pragma once
 
 #include "common.h"
@@ -12,6 +13,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
+#include <algorithm>
 
 namespace bench {
 
@@ -55,6 +58,30 @@ __device__ __forceinline__ void bulk_load_1d(uint32_t dst, const void* src, uint
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
                "l"(src), "r"(bytes), "r"(bar)
                : "memory");
+}
+
+// reads a buffer so that L2 ends up holding clean lines (after the flush memset's dirty ones)
+__global__ void read_flush_kernel(const int4* __restrict__ p, size_t n, int4* sink) {
+  int4 acc = make_int4(0, 0, 0, 0);
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    int4 a = p[i];
+    acc.x ^= a.x; acc.y ^= a.y; acc.z ^= a.z; acc.w ^= a.w;
+  }
+  if ((acc.x & acc.y & acc.z & acc.w) == 0x7fffffff) sink[0] = acc;
+}
+
+// Tiles CTA c had delivered by time w (ns after t_min), from its checkpoints: ck[c * max_ck + i]
+// is the globaltimer after tile (i + 1) * per_ck - 1; linear between checkpoints, from t_start.
+inline double tiles_by(const std::vector<unsigned long long>& ck, int c, int nck, int max_ck, int per_ck,
+                       unsigned long long t_start, unsigned long long t_min, double w) {
+  double prev_t = (double)(t_start - t_min), prev_n = 0;
+  for (int i = 0; i < nck; ++i) {
+    const double t = (double)(ck[(size_t)c * max_ck + i] - t_min), n = (double)(i + 1) * per_ck;
+    if (t >= w) return prev_n + (n - prev_n) * (w - prev_t) / std::max(t - prev_t, 1.0);
+    prev_t = t;
+    prev_n = n;
+  }
+  return prev_n;
 }
 
 inline PFN_cuTensorMapEncodeTiled_v12000 g_encode = nullptr;
