@@ -21,12 +21,14 @@
 // the mix it is compared with); A + 2 B with 66 CTAs. Then the L2's replacement under cyclic
 // reuse: B only (NB = 1, S = 8), R = 8 ... 128 boxes, i.e. 132 CTAs re-reading 8 MB ... 138 MB
 // round and round (8 ... 128 passes in the 1024 steps): a whole-tile LRU of 60 MiB hits every
-// box up to 63 MB and none beyond; the late-half rate says what the hardware keeps. Timing: 256 MiB memset then a 256 MiB
+// box up to 63 MB and none beyond; the late-half rate says what the hardware keeps. Then where
+// the B regions lie: row pitch 16, 8, 4 KiB with every CTA's region at the same column offsets
+// or spread along the rows, and 1 KiB (each region 64 KiB of contiguous bytes). Timing: 256 MiB memset then a 256 MiB
 // read before each rep (L2 left clean: no write-backs of the flush), 2 warm-ups, median over 9
 // reps. Correctness: the first A box and the first B box of CTA 0 are compared byte for byte
 // with the source (128B swizzle undone).
 //
-// Output: CSV case,ctas,stages,a_boxes,b_boxes,region_kib,b_working_set_mb,box_bytes,window_us,
+// Output: CSV case,ctas,stages,a_boxes,b_boxes,region_kib,b_working_set_mb,b_pitch,b_spread,box_bytes,window_us,
 // gbps_a,gbps_b,gbps_total,gbps_total_late,us_per_step,time_us,method (GB = 1e9 B; *_late: over the
 // second half of the window, after the first passes over the B regions).
 // Usage: calib_tma_hitmiss [calibration_tma_hitmiss.csv]
@@ -47,17 +49,19 @@ constexpr int kBoxRows = 64, kBoxBytes = kBoxRows * 128;
 constexpr int kMaxRegionBoxes = 128;  // a B region is at most one 64-row panel (1 MiB)
 
 struct Params {
-  int stages, a_boxes, b_boxes, region_boxes, tiles_per_panel, panels_per_cta;
+  int stages, a_boxes, b_boxes, region_boxes, b_row_boxes, b_spread, tiles_per_panel, panels_per_cta;
   unsigned long long* t0;  // [ctas] globaltimer at entry
   unsigned long long* ck;  // [ctas][kMaxCk] globaltimer after step (i+1)*kCk - 1
   unsigned char* dbg;      // [2][kBoxBytes]: CTA 0's first A box and first B box
 };
 
-// Box j of CTA c's B region of `boxes` boxes (at most 128): 64 rows from row c * 64, box j % boxes
-// at cols (j % boxes) * 64.
-__device__ __forceinline__ void b_coords(int cta, int j, int boxes, int& col, int& row) {
+// Box j of CTA c's B region of `boxes` boxes (at most a row's `row_boxes`): 64 rows from row
+// c * 64, box j % boxes at cols (j % boxes) * 64, shifted by c's slot of `boxes` boxes along the
+// row when `spread` (so that the CTAs' regions cover every column offset, not the same few).
+__device__ __forceinline__ void b_coords(int cta, int j, int boxes, int row_boxes, bool spread, int& col, int& row) {
   row = cta * kBoxRows;
-  col = (j % boxes) * 64;
+  const int slot = spread ? cta % (row_boxes / boxes) : 0;
+  col = (slot * boxes + j % boxes) * 64;
 }
 
 __global__ void __launch_bounds__(64, 1)
@@ -93,7 +97,7 @@ __global__ void __launch_bounds__(64, 1)
       }
       for (int j = 0; j < p.b_boxes; ++j, ++jb, dst += kBoxBytes) {
         int bc, br;
-        b_coords(cta, jb, p.region_boxes, bc, br);
+        b_coords(cta, jb, p.region_boxes, p.b_row_boxes, p.b_spread != 0, bc, br);
         tma_load_2d(dst, &b_map, bc, br, bars + 8u * s);
       }
       if (++s == S) { s = 0; ph ^= 1; }
@@ -122,6 +126,8 @@ __global__ void __launch_bounds__(64, 1)
 
 struct Case {
   int ctas, stages, a_boxes, b_boxes, region_boxes = 8;
+  int b_pitch = 16384;  // bytes per row of the B matrix
+  bool spread = false;
 };
 
 // Bytes of the box at (col, row) of a row-major bf16 matrix of `pitch` bytes, swizzle undone,
@@ -167,14 +173,17 @@ int main(int argc, char** argv) {
   CK(cudaMemset(flush2, 0x3c, flush_bytes));
   CK(cudaDeviceSynchronize());
   const CUtensorMap a_map = make_map(a_mat, pitch / 2, a_bytes / pitch, kBoxRows, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
-  const CUtensorMap b_map = make_map(b_mat, pitch / 2, b_bytes / pitch, kBoxRows, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+  const auto b_map_of = [&](int b_pitch) {
+    return make_map(b_mat, b_pitch / 2, b_bytes / b_pitch, kBoxRows, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+  };
+  const CUtensorMap b_map = b_map_of(pitch);
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
 
   auto params = [&](const Case& cs) {
-    if (cs.region_boxes < 1 || cs.region_boxes > kMaxRegionBoxes) {
-      std::fprintf(stderr, "region of %d boxes: 1 to %d\n", cs.region_boxes, kMaxRegionBoxes);
+    if (cs.region_boxes < 1 || cs.region_boxes > kMaxRegionBoxes || cs.region_boxes > cs.b_pitch / 128) {
+      std::fprintf(stderr, "region of %d boxes: 1 to %d and at most a row\n", cs.region_boxes, kMaxRegionBoxes);
       std::exit(2);
     }
     Params p{};
@@ -182,6 +191,8 @@ int main(int argc, char** argv) {
     p.a_boxes = cs.a_boxes;
     p.b_boxes = cs.b_boxes;
     p.region_boxes = cs.region_boxes;
+    p.b_row_boxes = cs.b_pitch / 128;
+    p.b_spread = cs.spread ? 1 : 0;
     p.tiles_per_panel = pitch / 128;
     p.panels_per_cta = (kSteps + p.tiles_per_panel - 1) / p.tiles_per_panel;
     p.t0 = t0;
@@ -221,17 +232,28 @@ int main(int argc, char** argv) {
   cases.push_back({h, 8, 0, 2});
   cases.push_back({h, 8, 1, 2});
   for (int rb : {8, 32, 48, 56, 64, 72, 80, 96, 128}) cases.push_back({nsm, 8, 0, 1, rb});
+  // where the B regions lie: the same column offsets in every CTA's rows (above) or spread along
+  // the rows, and the row pitch (1 KiB: each region is 64 KiB of contiguous bytes)
+  for (int pb : {16384, 8192, 4096, 1024})
+    for (bool sp : {false, true}) {
+      if (pb == 1024 && sp) continue;
+      for (int nb : {1, 2}) cases.push_back({nsm, 8, 0, nb, 8, pb, sp});
+    }
+  cases.push_back({nsm, 8, 1, 1, 8, 16384, true});
+  cases.push_back({nsm, 8, 1, 2, 8, 16384, true});
+  cases.push_back({nsm, 8, 1, 2, 8, 1024, false});
 
   FILE* f = std::fopen(out, "w");
   if (!f) { std::perror(out); return 2; }
-  std::fprintf(f, "case,ctas,stages,a_boxes,b_boxes,region_kib,b_working_set_mb,box_bytes,window_us,gbps_a,gbps_b,"
-                  "gbps_total,gbps_total_late,us_per_step,time_us,method\n");
-  std::printf("%-8s %4s %2s %2s %2s %6s %9s %9s %9s %9s %9s %9s %9s\n", "case", "ctas", "S", "A", "B", "R_MB", "window_us",
+  std::fprintf(f, "case,ctas,stages,a_boxes,b_boxes,region_kib,b_working_set_mb,b_pitch,b_spread,box_bytes,window_us,gbps_a,"
+                  "gbps_b,gbps_total,gbps_total_late,us_per_step,time_us,method\n");
+  std::printf("%-8s %4s %2s %2s %2s %6s %6s %2s %9s %9s %9s %9s %9s %9s %9s\n", "case", "ctas", "S", "A", "B", "R_MB", "pitch", "sp", "window_us",
               "GB/s A", "GB/s B", "GB/s all", "late", "us/step", "event_us");
   const int REPS = 9;
   for (const Case& cs : cases) {
     const Params p = params(cs);
     const int smem = smem_of(cs);
+    const CUtensorMap b_case = b_map_of(cs.b_pitch);
     std::vector<unsigned long long> a(cs.ctas), b((size_t)cs.ctas * kMaxCk);
     std::vector<double> win, steps_s, late_s, ev;
     for (int r = -2; r < REPS; ++r) {
@@ -239,7 +261,7 @@ int main(int argc, char** argv) {
       read_flush_kernel<<<nsm * 8, 256>>>(reinterpret_cast<const int4*>(flush2), flush_bytes / 16, sink);
       CKLAUNCH();
       CK(cudaEventRecord(e0));
-      hitmiss_kernel<<<cs.ctas, 64, smem>>>(a_map, b_map, p);
+      hitmiss_kernel<<<cs.ctas, 64, smem>>>(a_map, b_case, p);
       CKLAUNCH();
       CK(cudaEventRecord(e1));
       CK(cudaEventSynchronize(e1));
@@ -272,17 +294,18 @@ int main(int argc, char** argv) {
     std::snprintf(m, sizeof m,
                   "2D TMA boxes of 64 bf16 cols x 64 rows (8 KiB; 128B swizzle; L2 promotion 256B); per stage %d box(es) "
                   "from the CTA's own panels of a 2 GiB random bf16 matrix (misses) and %d cycling over its own %.0f KiB "
-                  "of a 256 MiB matrix (%.1f MB over all CTAs); %d stages; %d CTAs, one per SM; 1 producer thread, 1 consumer warp releasing "
+                  "of a 256 MiB matrix of %d-byte rows%s (%.1f MB over all CTAs); %d stages; %d CTAs, one per SM; 1 producer thread, 1 consumer warp releasing "
                   "each stage (no compute); rates over the window until the first CTA ends (%.1f us); 256 MiB memset "
                   "then 256 MiB read before each rep (L2 clean); median of %d reps; SM clock after %.0f MHz",
-                  cs.a_boxes, cs.b_boxes, region_kib, working_mb, cs.stages, cs.ctas, window, REPS, nvml.sm_mhz());
-    std::fprintf(f, "%s,%d,%d,%d,%d,%s,%s,%d,%s,%s,%s,%s,%s,%s,%s,%s\n", name.c_str(), cs.ctas, cs.stages, cs.a_boxes,
-                 cs.b_boxes, fmt(region_kib, 0).c_str(), fmt(working_mb, 1).c_str(), kBoxBytes, fmt(window, 2).c_str(),
+                  cs.a_boxes, cs.b_boxes, region_kib, cs.b_pitch, cs.spread ? ", regions spread along the rows" : "", working_mb, cs.stages, cs.ctas, window, REPS, nvml.sm_mhz());
+    std::fprintf(f, "%s,%d,%d,%d,%d,%s,%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s\n", name.c_str(), cs.ctas, cs.stages,
+                 cs.a_boxes, cs.b_boxes, fmt(region_kib, 0).c_str(), fmt(working_mb, 1).c_str(), cs.b_pitch,
+                 cs.spread ? 1 : 0, kBoxBytes, fmt(window, 2).c_str(),
                  fmt(ga, 1).c_str(), fmt(gb, 1).c_str(), fmt(ga + gb, 1).c_str(), fmt(late, 1).c_str(),
                  fmt(us_step, 4).c_str(), fmt(median(ev), 2).c_str(), csv_field(m).c_str());
     std::fflush(f);
-    std::printf("%-8s %4d %2d %2d %2d %6.1f %9.2f %9.1f %9.1f %9.1f %9.1f %9.4f %9.2f\n", name.c_str(), cs.ctas,
-                cs.stages, cs.a_boxes, cs.b_boxes, working_mb, window, ga, gb, ga + gb, late, us_step, median(ev));
+    std::printf("%-8s %4d %2d %2d %2d %6.1f %6d %2d %9.2f %9.1f %9.1f %9.1f %9.1f %9.4f %9.2f\n", name.c_str(), cs.ctas,
+                cs.stages, cs.a_boxes, cs.b_boxes, working_mb, cs.b_pitch, cs.spread ? 1 : 0, window, ga, gb, ga + gb, late, us_step, median(ev));
   }
   std::fclose(f);
   std::printf("calib_tma_hitmiss done (%s)\n", bad == 0 ? "checks passed" : "CHECKS FAILED");
