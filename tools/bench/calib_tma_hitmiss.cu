@@ -28,10 +28,12 @@
 // reps. Correctness: the first A box and the first B box of CTA 0 are compared byte for byte
 // with the source (128B swizzle undone).
 //
-// Output: CSV case,ctas,stages,a_boxes,b_boxes,region_kib,b_working_set_mb,b_pitch,b_spread,box_bytes,window_us,
+// Output: CSV case,ctas,stages,a_boxes,b_boxes,region_kib,b_working_set_mb,b_pitch,b_spread,b_copy,box_bytes,window_us,
 // gbps_a,gbps_b,gbps_total,gbps_total_late,us_per_step,time_us,method (GB = 1e9 B; *_late: over the
 // second half of the window, after the first passes over the B regions).
-// Usage: calib_tma_hitmiss [calibration_tma_hitmiss.csv]
+// With "probe" as the second argument it runs instead: the 1-box hit stream on 33-132 CTAs and
+// with 4/16 stages, the same bytes as 1D bulk copies, and 16-stage miss streams.
+// Usage: calib_tma_hitmiss [calibration_tma_hitmiss.csv] [probe]
 #include "common.h"
 #include "tma_ops.h"
 
@@ -49,7 +51,8 @@ constexpr int kBoxRows = 64, kBoxBytes = kBoxRows * 128;
 constexpr int kMaxRegionBoxes = 128;  // a B region is at most one 64-row panel (1 MiB)
 
 struct Params {
-  int stages, a_boxes, b_boxes, region_boxes, b_row_boxes, b_spread, tiles_per_panel, panels_per_cta;
+  int stages, a_boxes, b_boxes, region_boxes, b_row_boxes, b_spread, b_1d, tiles_per_panel, panels_per_cta;
+  const unsigned char* b_flat;  // B as bytes (b_1d: 1D bulk copies of the CTA's region)
   unsigned long long* t0;  // [ctas] globaltimer at entry
   unsigned long long* ck;  // [ctas][kMaxCk] globaltimer after step (i+1)*kCk - 1
   unsigned char* dbg;      // [2][kBoxBytes]: CTA 0's first A box and first B box
@@ -97,6 +100,11 @@ __global__ void __launch_bounds__(64, 1)
       }
       for (int j = 0; j < p.b_boxes; ++j, ++jb, dst += kBoxBytes) {
         int bc, br;
+        if (p.b_1d) {  // the same bytes as one contiguous 8 KiB copy: box j of CTA c's region
+          bulk_load_1d(dst, p.b_flat + ((size_t)cta * p.region_boxes + jb % p.region_boxes) * kBoxBytes, kBoxBytes,
+                       bars + 8u * s);
+          continue;
+        }
         b_coords(cta, jb, p.region_boxes, p.b_row_boxes, p.b_spread != 0, bc, br);
         tma_load_2d(dst, &b_map, bc, br, bars + 8u * s);
       }
@@ -128,6 +136,7 @@ struct Case {
   int ctas, stages, a_boxes, b_boxes, region_boxes = 8;
   int b_pitch = 16384;  // bytes per row of the B matrix
   bool spread = false;
+  bool bulk_1d = false;  // B by cp.async.bulk (1D, contiguous 8 KiB) instead of 2D tensor boxes
 };
 
 // Bytes of the box at (col, row) of a row-major bf16 matrix of `pitch` bytes, swizzle undone,
@@ -193,6 +202,8 @@ int main(int argc, char** argv) {
     p.region_boxes = cs.region_boxes;
     p.b_row_boxes = cs.b_pitch / 128;
     p.b_spread = cs.spread ? 1 : 0;
+    p.b_1d = cs.bulk_1d ? 1 : 0;
+    p.b_flat = b_mat;
     p.tiles_per_panel = pitch / 128;
     p.panels_per_cta = (kSteps + p.tiles_per_panel - 1) / p.tiles_per_panel;
     p.t0 = t0;
@@ -219,15 +230,27 @@ int main(int argc, char** argv) {
   }
 
   const int h = nsm / 2;
+  const bool probe = argc > 2 && std::string(argv[2]) == "probe";
   const auto stages_for = [](int boxes) { return boxes <= 3 ? 8 : boxes == 4 ? 6 : 5; };
   std::vector<Case> cases;
-  cases.push_back({nsm, 8, 1, 0});
-  for (int nb = 1; nb <= 4; ++nb) {
+  if (probe) {  // is the 2D hit stream's rate per SM or GPU-wide, latency or issue, and 1D alike?
+    for (int n : {nsm / 4, h, 3 * nsm / 4, nsm}) cases.push_back({n, 8, 0, 1});
+    for (int S : {4, 16}) cases.push_back({nsm, S, 0, 1});
+    for (int n : {h, nsm}) cases.push_back({n, 8, 0, 1, 8, 16384, false, true});
+    cases.push_back({nsm, 8, 0, 2, 8, 16384, false, true});
+    cases.push_back({nsm, 4, 0, 1, 8, 16384, false, true});
+    cases.push_back({nsm, 8, 1, 1, 8, 16384, false, true});
+    for (int n : {h, nsm}) cases.push_back({n, 16, 1, 0});
+    cases.push_back({h, 16, 0, 1});
+  }
+  if (!probe) cases.push_back({nsm, 8, 1, 0});
+  for (int nb = 1; nb <= 4 && !probe; ++nb) {
     const int S = stages_for(nb + 1);
     if (S != 8) cases.push_back({nsm, S, 1, 0});
     cases.push_back({nsm, S, 0, nb});
     cases.push_back({nsm, S, 1, nb});
   }
+  if (!probe) {
   cases.push_back({h, 8, 1, 0});
   cases.push_back({h, 8, 0, 2});
   cases.push_back({h, 8, 1, 2});
@@ -242,12 +265,13 @@ int main(int argc, char** argv) {
   cases.push_back({nsm, 8, 1, 1, 8, 16384, true});
   cases.push_back({nsm, 8, 1, 2, 8, 16384, true});
   cases.push_back({nsm, 8, 1, 2, 8, 1024, false});
+  }
 
   FILE* f = std::fopen(out, "w");
   if (!f) { std::perror(out); return 2; }
-  std::fprintf(f, "case,ctas,stages,a_boxes,b_boxes,region_kib,b_working_set_mb,b_pitch,b_spread,box_bytes,window_us,gbps_a,"
+  std::fprintf(f, "case,ctas,stages,a_boxes,b_boxes,region_kib,b_working_set_mb,b_pitch,b_spread,b_copy,box_bytes,window_us,gbps_a,"
                   "gbps_b,gbps_total,gbps_total_late,us_per_step,time_us,method\n");
-  std::printf("%-8s %4s %2s %2s %2s %6s %6s %2s %9s %9s %9s %9s %9s %9s %9s\n", "case", "ctas", "S", "A", "B", "R_MB", "pitch", "sp", "window_us",
+  std::printf("%-8s %4s %2s %2s %2s %6s %6s %2s %9s %9s %9s %9s %9s %9s %9s\n", "case", "ctas", "S", "A", "B", "R_MB", "pitch", "sp", "window_us",  /* sp: 1 spread, 2 bulk 1D */
               "GB/s A", "GB/s B", "GB/s all", "late", "us/step", "event_us");
   const int REPS = 9;
   for (const Case& cs : cases) {
@@ -294,18 +318,18 @@ int main(int argc, char** argv) {
     std::snprintf(m, sizeof m,
                   "2D TMA boxes of 64 bf16 cols x 64 rows (8 KiB; 128B swizzle; L2 promotion 256B); per stage %d box(es) "
                   "from the CTA's own panels of a 2 GiB random bf16 matrix (misses) and %d cycling over its own %.0f KiB "
-                  "of a 256 MiB matrix of %d-byte rows%s (%.1f MB over all CTAs); %d stages; %d CTAs, one per SM; 1 producer thread, 1 consumer warp releasing "
+                  "of a 256 MiB matrix of %d-byte rows%s%s (%.1f MB over all CTAs); %d stages; %d CTAs, one per SM; 1 producer thread, 1 consumer warp releasing "
                   "each stage (no compute); rates over the window until the first CTA ends (%.1f us); 256 MiB memset "
                   "then 256 MiB read before each rep (L2 clean); median of %d reps; SM clock after %.0f MHz",
-                  cs.a_boxes, cs.b_boxes, region_kib, cs.b_pitch, cs.spread ? ", regions spread along the rows" : "", working_mb, cs.stages, cs.ctas, window, REPS, nvml.sm_mhz());
-    std::fprintf(f, "%s,%d,%d,%d,%d,%s,%s,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s,%s\n", name.c_str(), cs.ctas, cs.stages,
+                  cs.a_boxes, cs.b_boxes, region_kib, cs.b_pitch, cs.spread ? ", regions spread along the rows" : "", cs.bulk_1d ? ", as 1D cp.async.bulk copies of 8 KiB" : "", working_mb, cs.stages, cs.ctas, window, REPS, nvml.sm_mhz());
+    std::fprintf(f, "%s,%d,%d,%d,%d,%s,%s,%d,%d,%s,%d,%s,%s,%s,%s,%s,%s,%s,%s\n", name.c_str(), cs.ctas, cs.stages,
                  cs.a_boxes, cs.b_boxes, fmt(region_kib, 0).c_str(), fmt(working_mb, 1).c_str(), cs.b_pitch,
-                 cs.spread ? 1 : 0, kBoxBytes, fmt(window, 2).c_str(),
+                 cs.spread ? 1 : 0, cs.bulk_1d ? "bulk1d" : "tensor2d", kBoxBytes, fmt(window, 2).c_str(),
                  fmt(ga, 1).c_str(), fmt(gb, 1).c_str(), fmt(ga + gb, 1).c_str(), fmt(late, 1).c_str(),
                  fmt(us_step, 4).c_str(), fmt(median(ev), 2).c_str(), csv_field(m).c_str());
     std::fflush(f);
     std::printf("%-8s %4d %2d %2d %2d %6.1f %6d %2d %9.2f %9.1f %9.1f %9.1f %9.1f %9.4f %9.2f\n", name.c_str(), cs.ctas,
-                cs.stages, cs.a_boxes, cs.b_boxes, working_mb, cs.b_pitch, cs.spread ? 1 : 0, window, ga, gb, ga + gb, late, us_step, median(ev));
+                cs.stages, cs.a_boxes, cs.b_boxes, working_mb, cs.b_pitch, (cs.spread ? 1 : 0) + (cs.bulk_1d ? 2 : 0), window, ga, gb, ga + gb, late, us_step, median(ev));
   }
   std::fclose(f);
   std::printf("calib_tma_hitmiss done (%s)\n", bad == 0 ? "checks passed" : "CHECKS FAILED");
