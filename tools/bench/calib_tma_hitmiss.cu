@@ -85,9 +85,15 @@ __global__ void __launch_bounds__(64, 1)
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   __syncthreads();
   if (warp == 0 && lane == 0) {
-    int s = 0, k = 0, row = cta * p.panels_per_cta * kBoxRows, jb = 0;
+    int s = 0, k = 0, row = cta * p.panels_per_cta * kBoxRows;
     uint32_t ph = 1;
     const int cols = p.tiles_per_panel * 64;
+    // B: coordinates advanced incrementally (no division in the loop), wrapping over the region
+    int b_col0, b_row;
+    b_coords(cta, 0, p.region_boxes, p.b_row_boxes, p.b_spread != 0, b_col0, b_row);
+    const unsigned char* b_src0 = p.b_flat + (size_t)cta * p.region_boxes * kBoxBytes;
+    int b_col = b_col0, b_j = 0;
+    const unsigned char* b_src = b_src0;
     for (int it = 0; it < kSteps; ++it) {
       mbar_wait(bars + 8u * (S + s), ph);
       mbar_arrive_expect_tx(bars + 8u * s, stage_bytes);
@@ -98,15 +104,15 @@ __global__ void __launch_bounds__(64, 1)
         k += 64;
         if (k >= cols) { k = 0; row += p.a_wrap ? 0 : kBoxRows; }  // a_wrap: the first tiles_per_panel boxes again
       }
-      for (int j = 0; j < p.b_boxes; ++j, ++jb, dst += kBoxBytes) {
-        int bc, br;
-        if (p.b_1d) {  // the same bytes as one contiguous 8 KiB copy: box j of CTA c's region
-          bulk_load_1d(dst, p.b_flat + ((size_t)cta * p.region_boxes + jb % p.region_boxes) * kBoxBytes, kBoxBytes,
-                       bars + 8u * s);
-          continue;
+      for (int j = 0; j < p.b_boxes; ++j, dst += kBoxBytes) {
+        if (p.b_1d) {
+          bulk_load_1d(dst, b_src, kBoxBytes, bars + 8u * s);  // the same bytes as one contiguous 8 KiB copy
+        } else {
+          tma_load_2d(dst, &b_map, b_col, b_row, bars + 8u * s);
         }
-        b_coords(cta, jb, p.region_boxes, p.b_row_boxes, p.b_spread != 0, bc, br);
-        tma_load_2d(dst, &b_map, bc, br, bars + 8u * s);
+        b_col += 64;
+        b_src += kBoxBytes;
+        if (++b_j == p.region_boxes) { b_j = 0; b_col = b_col0; b_src = b_src0; }
       }
       if (++s == S) { s = 0; ph ^= 1; }
     }
