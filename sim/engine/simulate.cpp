@@ -66,10 +66,17 @@ Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const Si
     const double window_duty = options.window_duty >= 0 ? options.window_duty : window > 0 ? busy[g] / window : 0;
     return KernelActivity{r0.kernels[k].tensor_utilisation, r0.kernels[k].eight_bit, window_duty, under_load};
   };
-  std::vector<double> f(n), target(n, 0.0);
+  // Each kernel's ceiling (boost, or clock.tensor_max with tensor work). A kernel whose power
+  // product K binds below boost at its boost duty (K / duty < boost) solves f x duty(f) = K, but
+  // never above its ceiling: there it is done once g <= K (its duty at the ceiling is higher than
+  // at boost, so K may bind at the ceiling even where K / duty(boost) is above it).
+  std::vector<double> f(n), target(n, 0.0), cap(n);
   for (std::size_t k = 0; k < n; ++k) {
-    f[k] = clock->sm_clock(activity(k)).value;
-    if (f[k] < boost - 1.0) target[k] = clock->power_product(activity(k)).value;
+    const KernelActivity a = activity(k);
+    f[k] = clock->sm_clock(a).value;
+    cap[k] = clock->ceiling(a).value;
+    const double p = clock->power_product(a).value;
+    if (a.tensor_duty > 0 && p > 0 && p / a.tensor_duty < boost - 1.0) target[k] = p;
   }
   if (!differ(f0, f)) return options.trace == nullptr ? r0 : run_at(graph, spec, options, f0, true);
 
@@ -92,7 +99,9 @@ Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const Si
       const double fp = f_prev[k], tp = t_prev[k];
       f_prev[k] = f[k];
       t_prev[k] = t;
-      const double err = std::abs(g - target[k]) / target[k];
+      // At its ceiling with the power product not reached: that is the answer.
+      const bool at_cap = f[k] >= cap[k] - 1.0 && g <= target[k] * 1.01;
+      const double err = at_cap ? 0.0 : std::abs(g - target[k]) / target[k];
       if (err < best_err[k] || err <= 0.01) {  // a converged clock is kept even if an earlier one was closer
         best_err[k] = err;
         best[k] = f[k];
@@ -125,7 +134,7 @@ Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const Si
           fn = bracketed ? 0.5 * (lo[k] + hi[k]) : f[k] * target[k] / g;
         }
       }
-      fn = std::clamp(fn, bracketed ? lo[k] : 0.25 * f[k], hi[k]);
+      fn = std::clamp(fn, bracketed ? lo[k] : 0.25 * f[k], std::min(hi[k], cap[k]));
       if (std::abs(fn - f[k]) > 0.005 * f[k]) {
         next[k] = fn;
         moved = true;

@@ -47,6 +47,11 @@ struct ClockSpec {
   // whatever its tensor duty; optional (zero: unknown). The clock models above are calibrated on
   // GEMMs and do not cover such loops; frontend/multigpu (the SM-split family) runs at this.
   Hertz mma_sync_loop;
+  // The highest clock an SM really runs at (clock64 cycles per %globaltimer ns) while a kernel
+  // issues tensor-core instructions, whatever their duty and below any power limit: the "power"
+  // model caps every kernel with tensor work here. NVML may report a higher clock meanwhile.
+  // Optional (zero: boost).
+  Hertz tensor_max;
   bool operator==(const ClockSpec&) const = default;
 };
 

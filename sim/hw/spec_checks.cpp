@@ -56,6 +56,8 @@ void check_clock(const ClockSpec& c, const ReadContext& ctx) {
   };
   below("/clock/short_term_tensor", c.short_term_tensor, "/clock/sustained_tensor", c.sustained_tensor);
   below("/clock/short_term_tensor_fp8", c.short_term_tensor_fp8, "/clock/sustained_tensor_fp8", c.sustained_tensor_fp8);
+  // A tensor_max above boost is allowed (a sweep may lower boost): the clock is min(boost, tensor_max).
+  require_non_negative(ctx, "/clock/tensor_max", c.tensor_max.value);
   require_non_negative(ctx, "/clock/sustained_onset", to_seconds(c.sustained_onset));
   require_non_negative(ctx, "/clock/sustained_onset_fp8", to_seconds(c.sustained_onset_fp8));
 }

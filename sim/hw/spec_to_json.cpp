@@ -68,6 +68,7 @@ nlohmann::json to_json(const GpuSpec& s) {
     w.set("clock", "short_term_tensor_fp8", format_frequency(s.clock.short_term_tensor_fp8));
   }
   if (s.clock.mma_sync_loop.value != 0) w.set("clock", "mma_sync_loop", format_frequency(s.clock.mma_sync_loop));
+  if (s.clock.tensor_max.value != 0) w.set("clock", "tensor_max", format_frequency(s.clock.tensor_max));
   if (s.clock.sustained_onset.count() != 0) w.set("clock", "sustained_onset", format_duration(s.clock.sustained_onset));
   if (s.clock.sustained_onset_fp8.count() != 0) {
     w.set("clock", "sustained_onset_fp8", format_duration(s.clock.sustained_onset_fp8));

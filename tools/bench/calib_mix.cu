@@ -21,7 +21,7 @@ static void run(CalibCsv& csv, int sms, int warps, long long* d_cyc, float* d_si
   auto k = mix_kernel<L, M, E, F>;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, MIX_SMEM));
   const int iters = 4000;
-  const double cycles = median_cta_cycles([&] { k<<<sms, 32 * warps, MIX_SMEM>>>(iters, d_cyc, d_sink); }, sms, d_cyc);
+  const double cycles = median_cta_cycles([&] { k<<<sms, 32 * warps, MIX_SMEM>>>(iters, d_cyc, d_sink, nullptr); }, sms, d_cyc);
   char q[96], m[400];
   std::snprintf(q, sizeof q, "mix_w%d_ldsm%d_mma%d_ex2_%d_fma%d", warps, L, M, E, F);
   std::snprintf(m, sizeof m,

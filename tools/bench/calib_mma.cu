@@ -78,7 +78,7 @@ static void run_wgmma(CalibCsv& csv, int sms, long long* d_cyc, float* d_sink, c
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_REQ));
   const int iters = KIND == 1 ? 40000 : 20000;
   double flop = (double)NWG * iters * UNROLL * WgOp<KIND>::FLOP;
-  Result r = measure([&] { k<<<sms, 128 * NWG, SMEM_REQ>>>(iters, d_cyc, d_sink); }, sms, flop, d_cyc);
+  Result r = measure([&] { k<<<sms, 128 * NWG, SMEM_REQ>>>(iters, d_cyc, d_sink, nullptr); }, sms, flop, d_cyc);
   char m[400];
   std::snprintf(m, sizeof m,
                 "%s; %d consumer warpgroup(s) per SM; one CTA per SM on %d SMs; A+B from smem (no swizzle); "

@@ -29,16 +29,20 @@ class ClockModel {
  public:
   virtual ~ClockModel() = default;
   virtual Hertz sm_clock(const KernelActivity& a) const = 0;
+  // The clock this kernel runs at when no power limit binds: boost, or clock.tensor_max for a
+  // kernel with tensor work. sm_clock is below it only where a power limit binds.
+  virtual Hertz ceiling(const KernelActivity& a) const = 0;
   // The clock x tensor-duty product the power limits allow this kernel (its clock is
   // min(boost, product / duty)); zero where the clock does not depend on the duty.
   virtual Hertz power_product(const KernelActivity& /*a*/) const { return Hertz{0}; }
   virtual std::string_view name() const = 0;
 };
 
-// Registry: "constant" (boost clock always) and "power" (min(boost, clock.short_term_tensor / duty,
-// clock.sustained_tensor / window duty): the clock x tensor-duty product is what the power limits
-// allow, the fast one per kernel and the slow one over the run; for a run from rest the slow one
-// only after its onset, clock.sustained_onset). Unknown names throw InputError.
+// Registry: "constant" (boost clock always) and "power" (min(ceiling, clock.short_term_tensor /
+// duty, clock.sustained_tensor / window duty), the ceiling being clock.tensor_max for a kernel with
+// tensor work, else boost: the clock x tensor-duty product is what the power limits allow, the fast
+// one per kernel and the slow one over the run; for a run from rest the slow one only after its
+// onset, clock.sustained_onset). Unknown names throw InputError.
 std::unique_ptr<ClockModel> make_clock_model(const hw::GpuSpec& spec);
 std::vector<std::string> clock_model_names();
 

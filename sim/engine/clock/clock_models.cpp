@@ -12,6 +12,7 @@ class ConstantClock final : public ClockModel {
  public:
   explicit ConstantClock(Hertz f) : f_(f) {}
   Hertz sm_clock(const KernelActivity&) const override { return f_; }
+  Hertz ceiling(const KernelActivity&) const override { return f_; }
   std::string_view name() const override { return "constant"; }
 
  private:
@@ -22,9 +23,11 @@ class ConstantClock final : public ClockModel {
 // K (per input width: 8-bit MMAs burn more per cycle). Two limits act: the slow controller holds
 // the run's average (window) activity at K_sustained, and a fast limit holds each kernel at
 // K_short (>= K_sustained; what the first ~50 ms of a dense GEMM reach). So
-// f = min(boost, K_short / d, K_sustained / D): memory-bound kernels keep the boost clock, a
+// f = min(ceiling, K_short / d, K_sustained / D): memory-bound kernels keep the boost clock, a
 // dense GEMM running alone falls to K_sustained / d, and one inside a lighter run (or measured
-// with idle gaps between repetitions) runs faster, up to K_short / d.
+// with idle gaps between repetitions) runs faster, up to K_short / d. The ceiling is boost, or for
+// a kernel with any tensor work clock.tensor_max: the H200's SMs run at most ~1.8 GHz while they
+// issue MMAs, at any duty and far below the power limit (measured, docs/model.md).
 //
 // From rest (KernelActivity::time_under_load >= 0) the slow controller first spends a budget: the
 // densest calibration GEMM runs at the fast limit's product K_short for `onset` before the slow one
@@ -33,8 +36,13 @@ class ConstantClock final : public ClockModel {
 // budget / (f x D - K_sustained); never if that is not positive. Before then only K_short binds.
 class PowerClock final : public ClockModel {
  public:
-  PowerClock(Hertz boost, Hertz k16, Hertz k8, Hertz s16, Hertz s8, Duration onset16, Duration onset8)
-      : boost_(boost), k16_(k16), k8_(k8), s16_(s16), s8_(s8), onset16_(onset16), onset8_(onset8) {}
+  PowerClock(Hertz boost, Hertz tensor_max, Hertz k16, Hertz k8, Hertz s16, Hertz s8, Duration onset16,
+             Duration onset8)
+      : boost_(boost), tensor_max_(tensor_max), k16_(k16), k8_(k8), s16_(s16), s8_(s8), onset16_(onset16),
+        onset8_(onset8) {}
+  Hertz ceiling(const KernelActivity& a) const override {
+    return a.tensor_duty > 0 && tensor_max_.value > 0 ? Hertz{std::min(boost_.value, tensor_max_.value)} : boost_;
+  }
   Hertz power_product(const KernelActivity& a) const override {
     const double k = (a.eight_bit ? k8_ : k16_).value;
     const double s = (a.eight_bit ? s8_ : s16_).value;
@@ -45,7 +53,7 @@ class PowerClock final : public ClockModel {
   Hertz sm_clock(const KernelActivity& a) const override {
     const double p = power_product(a).value;
     if (a.tensor_duty <= 0 || p <= 0) return boost_;
-    return Hertz{std::min(boost_.value, p / a.tensor_duty)};
+    return Hertz{std::min(ceiling(a).value, p / a.tensor_duty)};
   }
   std::string_view name() const override { return "power"; }
 
@@ -53,12 +61,12 @@ class PowerClock final : public ClockModel {
   bool slow_limit_not_engaged(const KernelActivity& a, double k, double s) const {
     const double onset = to_seconds(a.eight_bit ? onset8_ : onset16_);
     if (a.time_under_load < 0 || onset <= 0 || s <= k) return false;
-    // Before the slow limit engages the kernel runs at min(boost, K_short / d); the window's
+    // Before the slow limit engages the kernel runs at min(ceiling, K_short / d); the window's
     // product then exceeds K_sustained by this much, which spends the budget.
-    const double excess = std::min(boost_.value, s / a.tensor_duty) * a.window_duty - k;
+    const double excess = std::min(ceiling(a).value, s / a.tensor_duty) * a.window_duty - k;
     return excess <= 0 || a.time_under_load < (s - k) * onset / excess;
   }
-  Hertz boost_, k16_, k8_, s16_, s8_;
+  Hertz boost_, tensor_max_, k16_, k8_, s16_, s8_;
   Duration onset16_, onset8_;
 };
 
@@ -75,7 +83,7 @@ std::unique_ptr<ClockModel> make_clock_model(const hw::GpuSpec& spec) {
     const Hertz s16 = c.short_term_tensor.value > 0 ? c.short_term_tensor : k16;
     const Hertz s8 = c.short_term_tensor_fp8.value > 0 ? c.short_term_tensor_fp8 : k8;
     const Duration onset8 = c.sustained_onset_fp8.count() > 0 ? c.sustained_onset_fp8 : c.sustained_onset;
-    return std::make_unique<PowerClock>(c.boost, k16, k8, s16, s8, c.sustained_onset, onset8);
+    return std::make_unique<PowerClock>(c.boost, c.tensor_max, k16, k8, s16, s8, c.sustained_onset, onset8);
   }
   throw InputError(fmt::format("{}: /clock/model: unknown clock model \"{}\" (valid: constant, power)", spec.name,
                                c.model));
