@@ -31,8 +31,8 @@ bool differ(const std::vector<double>& a, const std::vector<double>& b) {
 
 // The clock a kernel settles at solves f x duty(f) = K (its power product): lowering the clock
 // raises the duty of a kernel that also waits on memory, and g(f) = f x duty(f) (tensor cycles
-// per second) grows with f. Pass 1 runs at boost and gives each kernel's duty and its K; pass 2
-// runs at min(boost, K / duty). Each later pass models each kernel's time as T(f) = a/f + b
+// per second) grows with f. Pass 1 runs at each kernel's ceiling and gives its duty and its K; pass 2
+// runs at min(ceiling, K / duty). Each later pass models each kernel's time as T(f) = a/f + b
 // from its last two passes and solves f duty(f) = K in closed form, kept inside the bracket of
 // clocks known to give g below and above K (else bisection), until every kernel's g is within
 // 1% of its K or its clock moves by less than 0.5%; at most kMaxPasses replays (the clock that
@@ -45,8 +45,16 @@ Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const Si
   if (!options.kernel_clock_hz.empty()) return Simulator(graph, spec, options).run();
   if (clock->name() == "constant") return run_at(graph, spec, options, std::vector<double>(n, clock->sm_clock({}).value), true);
 
-  const std::vector<double> f0(n, boost);
-  // Pass 1 keeps the critical path (it is the answer when the clock stays at boost) but no trace.
+  // Pass 1 runs each kernel at its ceiling: boost, or clock.tensor_max for a kernel with MMAs. It
+  // keeps the critical path (it is the answer when no power limit binds) but no trace.
+  std::vector<double> f0(n, boost);
+  for (std::size_t k = 0; k < n; ++k) {
+    bool mma = false;
+    for (const auto& t : graph.kernels[k].templates) {
+      for (const auto& node : t.nodes) mma = mma || node.kind == graph::NodeKind::mma;
+    }
+    if (mma) f0[k] = clock->ceiling(KernelActivity{1.0}).value;
+  }
   SimOptions first = options;
   first.trace = nullptr;
   first.kernel_clock_hz = f0;
@@ -59,34 +67,32 @@ Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const Si
     busy[static_cast<std::size_t>(k.gpu)] += k.tensor_utilisation * to_seconds(k.end - k.start);
   }
   const double window = to_seconds(r0.latency) + to_seconds(options.repeat_gap);
-  // From rest: the load has run until the middle of the median repetition (at the boost clock).
+  // From rest: the load has run until the middle of the median repetition (at pass 1's clocks).
   const double under_load = options.from_rest_reps > 0 ? (options.from_rest_reps / 2 + 0.5) * window : -1.0;
   const auto activity = [&](std::size_t k) {
     const auto g = static_cast<std::size_t>(r0.kernels[k].gpu);
     const double window_duty = options.window_duty >= 0 ? options.window_duty : window > 0 ? busy[g] / window : 0;
     return KernelActivity{r0.kernels[k].tensor_utilisation, r0.kernels[k].eight_bit, window_duty, under_load};
   };
-  // Each kernel's ceiling (boost, or clock.tensor_max with tensor work). A kernel whose power
-  // product K binds below boost at its boost duty (K / duty < boost) solves f x duty(f) = K, but
-  // never above its ceiling: there it is done once g <= K (its duty at the ceiling is higher than
-  // at boost, so K may bind at the ceiling even where K / duty(boost) is above it).
+  // A kernel whose power product K binds below its ceiling at the duty pass 1 measured there
+  // (K / duty < ceiling) solves f x duty(f) = K below the ceiling; the others stay at it.
   std::vector<double> f(n), target(n, 0.0), cap(n);
   for (std::size_t k = 0; k < n; ++k) {
     const KernelActivity a = activity(k);
     f[k] = clock->sm_clock(a).value;
-    cap[k] = clock->ceiling(a).value;
+    cap[k] = std::min(f0[k], clock->ceiling(a).value);
     const double p = clock->power_product(a).value;
-    if (a.tensor_duty > 0 && p > 0 && p / a.tensor_duty < boost - 1.0) target[k] = p;
+    if (a.tensor_duty > 0 && p > 0 && p / a.tensor_duty < cap[k] - 1.0) target[k] = p;
   }
   if (!differ(f0, f)) return options.trace == nullptr ? r0 : run_at(graph, spec, options, f0, true);
 
   // Per kernel: the closest clocks known to give g below (lo) and above (hi) its K with their g,
   // the previous pass's clock and time (for the guess), and the best clock seen so far.
-  std::vector<double> lo(n, 0.0), g_lo(n, 0.0), hi(n, boost), g_hi(n), f_prev(n, boost), t_prev(n);
+  std::vector<double> lo(n, 0.0), g_lo(n, 0.0), hi = f0, g_hi(n), f_prev = f0, t_prev(n);
   std::vector<double> best = f, best_err(n, 1e300);
   for (std::size_t k = 0; k < n; ++k) {
     t_prev[k] = to_seconds(r0.kernels[k].end - r0.kernels[k].start);
-    g_hi[k] = boost * r0.kernels[k].tensor_utilisation;
+    g_hi[k] = f0[k] * r0.kernels[k].tensor_utilisation;
   }
   for (int pass = 2; pass <= kMaxPasses; ++pass) {
     Result r = run_at(graph, spec, options, f, false);
