@@ -260,6 +260,9 @@ int main(int argc, char** argv) {
        prepared_wgmma<2>()},
       {"wgmma_d25", "2 warpgroups x 1 wgmma m64n256k16 bf16 + 384 fma per thread", prepared_wgmma_fill<384>()},
       {"wgmma_d10", "2 warpgroups x 1 wgmma m64n256k16 bf16 + 1152 fma per thread", prepared_wgmma_fill<1152>()},
+      {"wgmma_f192", "2 warpgroups x 1 wgmma m64n256k16 bf16 + 192 fma per thread", prepared_wgmma_fill<192>()},
+      {"wgmma_f768", "2 warpgroups x 1 wgmma m64n256k16 bf16 + 768 fma per thread", prepared_wgmma_fill<768>()},
+      {"wgmma_f2304", "2 warpgroups x 1 wgmma m64n256k16 bf16 + 2304 fma per thread", prepared_wgmma_fill<2304>()},
       {"l2_read", "1024 threads/SM, 4 ld.global.cg int4 each from a 16 MiB (L2-resident) buffer", &launch_l2_read, 65536},
       {"smem_read", "256 threads/SM, 8 ld.shared.v4 each", &launch_smem_read, 32768},
   };

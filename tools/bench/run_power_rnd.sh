@@ -20,7 +20,7 @@ BUILD=/tmp/tgsim_bench_pipe_power
 bench_build "$BUILD" calib_pipe_power
 if [ "${1:-all}" = duty ]; then
   timeout 150 "$BUILD/calib_pipe_power" "$OUT/calibration_pipe_power_duty.csv" "$OUT/pipe_power_duty_series.csv" \
-    ${DUTY_PHASES:-fma88:4,mma:4,mma_d50:4,mma_d25:4,mma_d12:4,mma_d03:4,wgmma_bf16:4,wgmma_fp8:4,wgmma_d25:4,wgmma_d10:4} || exit 1
+    ${DUTY_PHASES:-fma88:4,mma:4,mma_d50:4,mma_d25:4,mma_d12:4,mma_d03:4,wgmma_bf16:4,wgmma_fp8:4,wgmma_d25:4,wgmma_d10:4,wgmma_f192:4,wgmma_f768:4,wgmma_f2304:4} || exit 1
   exit 0
 fi
 for pass in "" _warm; do
