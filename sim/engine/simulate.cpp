@@ -53,7 +53,7 @@ Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const Si
     for (const auto& t : graph.kernels[k].templates) {
       for (const auto& node : t.nodes) mma = mma || node.kind == graph::NodeKind::mma;
     }
-    if (mma) f0[k] = clock->ceiling(KernelActivity{1.0}).value;
+    if (mma) f0[k] = clock->ceiling(KernelActivity{1.0}).value;  // any tensor duty > 0 gives that ceiling
   }
   SimOptions first = options;
   first.trace = nullptr;
@@ -76,13 +76,12 @@ Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const Si
   };
   // A kernel whose power product K binds below its ceiling at the duty pass 1 measured there
   // (K / duty < ceiling) solves f x duty(f) = K below the ceiling; the others stay at it.
-  std::vector<double> f(n), target(n, 0.0), cap(n);
+  std::vector<double> f(n), target(n, 0.0);
   for (std::size_t k = 0; k < n; ++k) {
     const KernelActivity a = activity(k);
     f[k] = clock->sm_clock(a).value;
-    cap[k] = std::min(f0[k], clock->ceiling(a).value);
     const double p = clock->power_product(a).value;
-    if (a.tensor_duty > 0 && p > 0 && p / a.tensor_duty < cap[k] - 1.0) target[k] = p;
+    if (a.tensor_duty > 0 && p > 0 && p / a.tensor_duty < f0[k] - 1.0) target[k] = p;
   }
   if (!differ(f0, f)) return options.trace == nullptr ? r0 : run_at(graph, spec, options, f0, true);
 
@@ -106,7 +105,7 @@ Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const Si
       f_prev[k] = f[k];
       t_prev[k] = t;
       // At its ceiling with the power product not reached: that is the answer.
-      const bool at_cap = f[k] >= cap[k] - 1.0 && g <= target[k] * 1.01;
+      const bool at_cap = f[k] >= f0[k] - 1.0 && g <= target[k] * 1.01;
       const double err = at_cap ? 0.0 : std::abs(g - target[k]) / target[k];
       if (err < best_err[k] || err <= 0.01) {  // a converged clock is kept even if an earlier one was closer
         best_err[k] = err;
@@ -140,7 +139,7 @@ Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const Si
           fn = bracketed ? 0.5 * (lo[k] + hi[k]) : f[k] * target[k] / g;
         }
       }
-      fn = std::clamp(fn, bracketed ? lo[k] : 0.25 * f[k], std::min(hi[k], cap[k]));
+      fn = std::clamp(fn, bracketed ? lo[k] : 0.25 * f[k], hi[k]);
       if (std::abs(fn - f[k]) > 0.005 * f[k]) {
         next[k] = fn;
         moved = true;

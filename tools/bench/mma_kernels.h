@@ -43,6 +43,16 @@ __device__ __forceinline__ void wgmma_operands(uint8_t* smem, bool fp8, uint64_t
   db = smem_desc(smem + 8192 + wg * 8192, 128, 256);
 }
 
+// Keeps a warpgroup's accumulators (and `extra`) live: their sum goes to sink only on an
+// impossible value.
+template <int NR>
+__device__ __forceinline__ void keep_accumulators(const float (&d)[NR], float* sink, float extra = 0.f) {
+  float s = extra;
+#pragma unroll
+  for (int i = 0; i < NR; ++i) s += d[i];
+  if (s == 1234.5f) sink[threadIdx.x] = s;
+}
+
 template <int KIND>  // 0: bf16 n256, 1: bf16 n128, 2: fp8 n256
 struct WgOp;
 template <> struct WgOp<0> {
@@ -97,10 +107,7 @@ __global__ void __launch_bounds__(128 * NWG, 1) wgmma_n_kernel(int iters, long l
   __syncthreads();
   long long t1 = clock64();
   if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
-  float s = 0.f;
-#pragma unroll
-  for (int i = 0; i < NR; ++i) s += d[i];
-  if (s == 1234.5f) sink[threadIdx.x] = s;
+  keep_accumulators(d, sink);
 }
 
 // Threads 0-127: the producer warpgroup (thread 0 only); 128-255: the consumer warpgroup.
@@ -143,10 +150,7 @@ __global__ void __launch_bounds__(256, 1) wgmma_ring_kernel(int iters, long long
   __syncthreads();
   long long t1 = clock64();
   if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
-  float acc = 0.f;
-#pragma unroll
-  for (int i = 0; i < NR; ++i) acc += d[i];
-  if (acc == 1234.5f) sink[threadIdx.x] = acc;
+  keep_accumulators(d, sink);
 }
 
 template <int KIND, int NWG>
@@ -176,10 +180,7 @@ __global__ void __launch_bounds__(128 * NWG, 1) wgmma_kernel(int iters, long lon
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g1));
   if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
   if (threadIdx.x == 0 && ns != nullptr) ns[blockIdx.x] = g1 - g0;  // with cycles: the effective clock
-  float s = 0.f;
-#pragma unroll
-  for (int i = 0; i < NR; ++i) s += d[i];
-  if (s == 1234.5f) sink[threadIdx.x] = s;
+  keep_accumulators(d, sink);
 }
 
 template <int CHAINS>
