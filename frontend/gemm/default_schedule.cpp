@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "frontend/gemm/lower.h"
+#include "frontend/gemm/tile_order.h"
 
 namespace tgsim::gemm {
 namespace {
@@ -47,9 +48,9 @@ Schedule base(const Problem& p, const hw::GpuSpec& spec) {
   return s;
 }
 
-// CUTLASS's raster heuristic: walk along m when there are more n tiles than m tiles.
+// CUTLASS's raster heuristic, resolved for this problem (so the schedule shows the direction).
 Raster heuristic_raster(const Problem& p, const Schedule& s) {
-  return (p.n + s.tile.n - 1) / s.tile.n > (p.m + s.tile.m - 1) / s.tile.m ? Raster::along_m : Raster::along_n;
+  return resolve_raster(Raster::heuristic, (p.m + s.tile.m - 1) / s.tile.m, (p.n + s.tile.n - 1) / s.tile.n);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "frontend/gemm/lowering/common.h"
 #include "frontend/gemm/lowering/lowering.h"
+#include "frontend/gemm/tile_order.h"
 #include "frontend/template_builder.h"
 #include "sim/units/error.h"
 
@@ -95,6 +96,8 @@ LoweredGemm lower_gemm(const Problem& p, const Schedule& s_in, const hw::GpuSpec
     s.split_k = pick_split_k(p, s, spec);
     out.notes.push_back(fmt::format("split-K factor not in the kernel name: picked {} (fill {} SMs)", s.split_k, spec.sm.count));
   }
+  // The schedule the caller gets back shows the tile order the heuristic picked for this problem.
+  s.raster = resolve_raster(s.raster, (p.m + s.tile.m - 1) / s.tile.m, (p.n + s.tile.n - 1) / s.tile.n);
   if (s.stream_k && s.family == Family::ampere_multistage) {
     throw InputError(fmt::format("schedule \"{}\": stream-K is modelled for the warp-specialised families only", s.name));
   }

@@ -84,7 +84,7 @@ Plan make_plan(const Problem& p, const Schedule& s, const hw::GpuSpec& spec, int
   const int cluster_size = plan.cluster_m * plan.cluster_n;
   const std::int64_t blocks_m = (tiles_m + plan.cluster_m - 1) / plan.cluster_m;
   const std::int64_t blocks_n = (tiles_n + plan.cluster_n - 1) / plan.cluster_n;
-  const auto group_blocks = block_order(blocks_m, blocks_n, s.raster, s.swizzle);
+  const auto group_blocks = block_order(blocks_m, blocks_n, resolve_raster(s.raster, tiles_m, tiles_n), s.swizzle);
   if (s.stream_k) {
     if (cluster_size != 1 || plan.splits != 1)
       throw InputError(fmt::format("schedule \"{}\": stream-K is modelled without clusters and split-K", s.name));

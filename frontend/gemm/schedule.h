@@ -21,8 +21,9 @@ enum class WarpSpecialization { none, cooperative, pingpong };
 // How cooperative consumer warpgroups divide one CTA tile between them (in the schedule's m/n view).
 enum class CoopSplit { along_m, along_n };
 
-// Order in which output tiles are handed to CTAs.
-enum class Raster { along_m, along_n };
+// Order in which output tiles are handed to CTAs. `heuristic` is CUTLASS's rule, decided per problem
+// when the tiles are planned (resolve_raster, tile_order.h).
+enum class Raster { along_m, along_n, heuristic };
 
 enum class Epilogue { store, bias_activation };
 

@@ -39,23 +39,21 @@ const std::map<std::string, WarpSpecialization> kWs{{"none", WarpSpecialization:
                                                      {"cooperative", WarpSpecialization::cooperative},
                                                      {"pingpong", WarpSpecialization::pingpong}};
 const std::map<std::string, Epilogue> kEpilogue{{"store", Epilogue::store}, {"bias_activation", Epilogue::bias_activation}};
-const std::map<std::string, Raster> kRaster{{"along_m", Raster::along_m}, {"along_n", Raster::along_n}};
+const std::map<std::string, Raster> kRaster{
+    {"along_m", Raster::along_m}, {"along_n", Raster::along_n}, {"heuristic", Raster::heuristic}};
+
+template <typename E>
+std::string_view enum_name(E e, const std::map<std::string, E>& names) {
+  for (const auto& [n, v] : names) {
+    if (v == e) return n;
+  }
+  return "?";
+}
 
 }  // namespace
 
-std::string_view to_string(Family f) {
-  for (const auto& [n, v] : kFamilies) {
-    if (v == f) return n;
-  }
-  return "?";
-}
-
-std::string_view to_string(WarpSpecialization w) {
-  for (const auto& [n, v] : kWs) {
-    if (v == w) return n;
-  }
-  return "?";
-}
+std::string_view to_string(Family f) { return enum_name(f, kFamilies); }
+std::string_view to_string(WarpSpecialization w) { return enum_name(w, kWs); }
 
 Schedule parse_schedule(const nlohmann::json& j, std::string_view origin) {
   if (!j.is_object()) throw InputError(fmt::format("{}: expected a JSON object with schedule fields", origin));
@@ -139,7 +137,7 @@ nlohmann::json to_json(const Schedule& s) {
           {"warps", s.warps},
           {"cluster", {s.cluster.m, s.cluster.n}},
           {"tma_multicast", s.tma_multicast},
-          {"raster", s.raster == Raster::along_m ? "along_m" : "along_n"},
+          {"raster", enum_name(s.raster, kRaster)},
           {"swizzle", s.swizzle},
           {"persistent", s.persistent},
           {"split_k", s.split_k},
@@ -149,7 +147,7 @@ nlohmann::json to_json(const Schedule& s) {
           {"b_type", to_string(s.b_type)},
           {"c_type", to_string(s.c_type)},
           {"reads_c", s.reads_c},
-          {"epilogue", s.epilogue == Epilogue::bias_activation ? "bias_activation" : "store"},
+          {"epilogue", enum_name(s.epilogue, kEpilogue)},
           {"epilogue_tile", {s.epilogue_tile_m, s.epilogue_tile_n}},
           {"epilogue_stages", s.epilogue_stages},
           {"grouped", s.grouped},
