@@ -60,6 +60,7 @@ void compile_compute(CompiledNode& c, const graph::Node& n, const graph::Role& r
         c.issue_shared = true;
       } else {  // warpgroup / CTA-wide instruction: uses every sub-partition's tensor core
         c.sub_partitions = static_cast<std::uint8_t>((1u << sps) - 1);
+        c.wgmma = n.inst == TensorInst::wgmma;
         c.flops = per_inst * static_cast<double>(n.count);
         c.occupancy_cycles = c.flops / (rate_sp * sps);
         // narrow wgmma shapes run below the peak rate (calib_mma nsweep: m64nNk16 bf16 takes

@@ -34,6 +34,9 @@ struct CompiledNode {
   // same sub-partition wait for it and it for them (calibrated by calib_mix, docs/model.md);
   // wgmma is asynchronous and overlaps them.
   bool issue_shared = false;
+  // wgmma: its accumulators live in the issuing warps' register files, so while it runs the SIMT
+  // work of the SM's warps issues at simt.rate_during_wgmma (calib_attn, docs/model.md).
+  bool wgmma = false;
   // memory
   std::int64_t bytes = 0;
   std::int64_t fetch_bytes = 0;  // bytes crossing L2/HBM for this CTA (bytes / multicast)

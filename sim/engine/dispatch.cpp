@@ -60,6 +60,7 @@ void Simulator::dispatch_compute(CtaRun& c, std::int32_t node, TimePoint now) {
   Sm& sm = sms_[static_cast<std::size_t>(c.sm)];
   const RunNode& n = c.run->nodes[static_cast<std::size_t>(node)];
   TimePoint start = now;
+  Duration held = n.occupancy;
   if (n.pipe == Pipe::smem) {
     start = std::max(start, sm.smem_free);
     sm.smem_free = start + n.occupancy;
@@ -72,10 +73,21 @@ void Simulator::dispatch_compute(CtaRun& c, std::int32_t node, TimePoint now) {
       start = std::max(start, free_at[i]);
       if (n.issue_shared) start = std::max(start, sm.simt_free[i]);
     }
+    held = n.occupancy;
+    if ((n.pipe == Pipe::simt || n.pipe == Pipe::sfu) && simt_rate_during_wgmma_ < 1.0) {
+      for (unsigned m = n.sub_partitions; m != 0; m &= m - 1) {
+        const auto i = static_cast<std::size_t>(std::countr_zero(m));
+        held = std::max(held, slowed_by_wgmma(start, n.occupancy, sm.wgmma_from[i], sm.wgmma_until[i]));
+      }
+    }
     for (unsigned m = n.sub_partitions; m != 0; m &= m - 1) {
       const auto i = static_cast<std::size_t>(std::countr_zero(m));
-      free_at[i] = start + n.occupancy;
-      if (n.issue_shared) sm.simt_free[i] = start + n.occupancy;
+      free_at[i] = start + held;
+      if (n.issue_shared) sm.simt_free[i] = start + held;
+      if (n.wgmma) {
+        if (start > sm.wgmma_until[i]) sm.wgmma_from[i] = start;
+        sm.wgmma_until[i] = start + held;
+      }
     }
     if (n.pipe == Pipe::tensor) {
       sm.tensor_busy_ps += n.busy_share;
@@ -86,7 +98,29 @@ void Simulator::dispatch_compute(CtaRun& c, std::int32_t node, TimePoint now) {
     }
   }
   if (detail_) c.nodes[static_cast<std::size_t>(node)].start = start;
-  queue_.push(start + n.occupancy + n.latency, EventType::node_done, slot_of(c), static_cast<std::uint32_t>(node));
+  queue_.push(start + held + n.latency, EventType::node_done, slot_of(c), static_cast<std::uint32_t>(node));
+}
+
+// SIMT work of `work` starting at `start` progresses at simt.rate_during_wgmma while a wgmma
+// runs on its sub-partition ([from, until): the latest run of back-to-back wgmma reservations)
+// and at full rate otherwise; returns how long it holds its pipe.
+Duration Simulator::slowed_by_wgmma(TimePoint start, Duration work, TimePoint from, TimePoint until) const {
+  if (until <= start) return work;
+  TimePoint t = start;
+  double left = static_cast<double>(work.count());
+  if (from > t) {
+    const double fast = std::min(left, static_cast<double>((from - t).count()));
+    left -= fast;
+    t += Duration{static_cast<std::int64_t>(fast)};
+  }
+  if (left > 0 && t < until) {
+    const double span = static_cast<double>((until - t).count());
+    const double need = left / simt_rate_during_wgmma_;
+    if (need <= span) return (t - start) + Duration{static_cast<std::int64_t>(std::llround(need))};
+    left -= span * simt_rate_during_wgmma_;
+    t = until;
+  }
+  return (t - start) + Duration{static_cast<std::int64_t>(std::llround(left))};
 }
 
 void Simulator::dispatch_memory(CtaRun& c, std::int32_t node, TimePoint now) {

@@ -14,7 +14,11 @@
 namespace tgsim::engine {
 
 Simulator::Simulator(const graph::TileGraph& graph, const hw::GpuSpec& spec, SimOptions options)
-    : graph_(graph), spec_(spec), options_(std::move(options)), compiled_(compile_graph(graph, spec, options_.system)) {
+    : graph_(graph),
+      spec_(spec),
+      simt_rate_during_wgmma_(spec.simt.rate_during_wgmma),
+      options_(std::move(options)),
+      compiled_(compile_graph(graph, spec, options_.system)) {
   if (spec_.sm.sub_partitions < 1 || spec_.sm.sub_partitions > kMaxSubPartitions)
     throw InputError(fmt::format("/sm/sub_partitions: must be 1..{}", kMaxSubPartitions));
   detail_ = options_.critical_path || options_.trace != nullptr;
@@ -110,6 +114,7 @@ void Simulator::prepare_templates(KernelRun& kr) {
       r.occupancy = ps(n.occupancy_cycles);
       r.latency = ps(n.latency_cycles);
       r.issue_shared = n.issue_shared;
+      r.wgmma = n.wgmma;
       if (n.pipe == Pipe::tensor || n.pipe == Pipe::simt || n.pipe == Pipe::sfu) {
         r.busy_share =
             static_cast<double>(std::popcount(n.sub_partitions)) / sps * static_cast<double>(r.occupancy.count());

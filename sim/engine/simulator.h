@@ -84,6 +84,7 @@ class Simulator {
   void finish_cta(std::uint32_t slot, TimePoint now);
   void dispatch(CtaRun& c, std::int32_t node, TimePoint now);
   void dispatch_compute(CtaRun& c, std::int32_t node, TimePoint now);
+  Duration slowed_by_wgmma(TimePoint start, Duration work, TimePoint from, TimePoint until) const;
   void dispatch_memory(CtaRun& c, std::int32_t node, TimePoint now);
   void start_transfer(CtaRun& c, std::int32_t node, TimePoint now);
   void dispatch_sync(CtaRun& c, std::int32_t node, TimePoint now);
@@ -104,6 +105,7 @@ class Simulator {
 
   const graph::TileGraph& graph_;
   const hw::GpuSpec& spec_;
+  double simt_rate_during_wgmma_ = 1.0;  // spec_.simt.rate_during_wgmma
   SimOptions options_;
   bool detail_ = false;  // keep per-node times (critical path or trace on)
   CompiledGraph compiled_;

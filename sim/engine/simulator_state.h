@@ -31,6 +31,9 @@ struct Simulator::Sm {
   std::array<TimePoint, kMaxSubPartitions> tensor_free{};
   std::array<TimePoint, kMaxSubPartitions> simt_free{};
   std::array<TimePoint, kMaxSubPartitions> sfu_free{};
+  // The latest run of back-to-back wgmma reservations on each sub-partition's tensor core.
+  std::array<TimePoint, kMaxSubPartitions> wgmma_from{};
+  std::array<TimePoint, kMaxSubPartitions> wgmma_until{};
   TimePoint smem_free{0};
   // busy time, in SM-equivalents (a sub-partition counts 1/sub_partitions)
   double tensor_busy_ps = 0;
@@ -69,6 +72,7 @@ struct RunNode {
   bool is_store = false;
   std::uint8_t port = 0;  // memory, remote: the SM FIFO its transfer waits in (kNoPort: none)
   bool issue_shared = false;  // mma.sync: shares the sub-partition's timeline with SIMT work
+  bool wgmma = false;         // slows the SM's SIMT work while it runs (simt.rate_during_wgmma)
 };
 
 static_assert(sizeof(RunNode) <= 64, "RunNode should fit one cache line");

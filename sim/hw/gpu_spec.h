@@ -111,6 +111,10 @@ struct SimtSpec {
   // A dependent shfl.sync (a lane exchange of a row reduction); optional in JSON
   // (simt.shuffle_latency), zero: not known (reductions then cost no chain latency).
   Cycles shuffle_latency;
+  // The rate at which an SM's SIMT (FP32, SFU) work issues while a wgmma runs on it, as a fraction
+  // of its rate otherwise (wgmma reads and writes its accumulators in the warps' register files);
+  // optional in JSON (simt.rate_during_wgmma), 1: no slowdown.
+  double rate_during_wgmma = 1.0;
   bool operator==(const SimtSpec&) const = default;
 };
 

@@ -158,6 +158,7 @@ void check_memory(const GpuSpec& spec, const ReadContext& ctx) {
   require_positive(ctx, "/simt/sfu_lanes", spec.simt.sfu_lanes);
   require_positive(ctx, "/simt/latency", spec.simt.latency.value);
   require_non_negative(ctx, "/simt/shuffle_latency", spec.simt.shuffle_latency.value);
+  require_fraction(ctx, "/simt/rate_during_wgmma", spec.simt.rate_during_wgmma);
 
   const L2Spec& l2 = spec.l2;
   require_positive(ctx, "/l2/capacity", static_cast<double>(l2.capacity.value));

@@ -109,6 +109,7 @@ SimtSpec read_simt(const ObjectReader& r) {
   s.sfu_lanes = r.number("sfu_lanes");
   s.latency = r.cycles("latency");
   if (r.has("shuffle_latency")) s.shuffle_latency = r.cycles("shuffle_latency");
+  if (r.has("rate_during_wgmma")) s.rate_during_wgmma = r.number("rate_during_wgmma");
   return s;
 }
 
@@ -167,7 +168,7 @@ GpuSpec read_document(const nlohmann::json& doc, ReadContext& ctx) {
              "l2_bandwidth_per_sm", "cp_async_4b_cycles", "cp_async_8b_cycles"}));
   spec.gpc = read_gpc(top.section("gpc", {"count", "sms_per_gpc", "max_cluster_size"}));
   spec.tensor = read_tensor(top.section("tensor", {"flops_per_cycle", "latency", "mma_sync_latency", "wgmma_overhead", "ws_k_step_floor"}));
-  spec.simt = read_simt(top.section("simt", {"fp32_lanes", "int_lanes", "sfu_lanes", "latency", "shuffle_latency"}));
+  spec.simt = read_simt(top.section("simt", {"fp32_lanes", "int_lanes", "sfu_lanes", "latency", "shuffle_latency", "rate_during_wgmma"}));
   spec.l2 = read_l2(top.section("l2", {"capacity", "bandwidth", "hit_latency", "far_hit_latency", "partitions", "flush_dirty_fraction"}));
   spec.hbm = read_hbm(top.section("hbm", {"capacity", "bandwidth", "efficiency", "latency"}));
   // The TMA arrived with sm90: required from there on, optional (and normally absent) before.

@@ -100,6 +100,7 @@ nlohmann::json to_json(const GpuSpec& s) {
   w.set("simt", "sfu_lanes", s.simt.sfu_lanes);
   w.set("simt", "latency", format_cycles(s.simt.latency));
   if (s.simt.shuffle_latency.value != 0) w.set("simt", "shuffle_latency", format_cycles(s.simt.shuffle_latency));
+  if (s.simt.rate_during_wgmma != 1.0) w.set("simt", "rate_during_wgmma", s.simt.rate_during_wgmma);
 
   w.set("l2", "capacity", format_bytes(s.l2.capacity));
   w.set("l2", "bandwidth", format_bandwidth(s.l2.bandwidth));

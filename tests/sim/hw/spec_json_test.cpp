@@ -96,7 +96,12 @@ TEST(GpuPresets, AllLoadWithExpectedFigures) {
   EXPECT_EQ(h200.l2.capacity.value, 60LL * 1024 * 1024);
   EXPECT_EQ(h200.hbm.bandwidth.value, 4.8e12);
 
+  // wgmma slows SIMT work on Hopper (calib_attn); tcgen05 keeps its accumulators in TMEM.
+  EXPECT_EQ(h200.simt.rate_during_wgmma, 0.15);
+  EXPECT_EQ(h100.simt.rate_during_wgmma, 0.15);
+
   const GpuSpec b200 = load_gpu_preset("b200", kConfigDir);
+  EXPECT_EQ(b200.simt.rate_during_wgmma, 1.0);
   EXPECT_EQ(b200.sm.count, 148);
   EXPECT_FALSE(b200.tensor.flops_per_cycle.contains(TensorInst::wgmma));
   EXPECT_EQ(b200.tensor.flops_per_cycle.at(TensorInst::tcgen05).at(DType::fp4), 32768);
@@ -199,6 +204,8 @@ TEST(SpecErrors, InconsistentValues) {
   EXPECT_TRUE(contains(rate, "h100.json: /l2/bandwidth: must be > 0")) << rate;
   const std::string arch = error_after_edit([](nlohmann::json& doc) { doc["compute_capability"] = 80; });
   EXPECT_TRUE(contains(arch, "/gpc/max_cluster_size: thread-block clusters need compute capability 90")) << arch;
+  const std::string wgrate = error_after_edit([](nlohmann::json& doc) { doc["simt"]["rate_during_wgmma"] = 0; });
+  EXPECT_TRUE(contains(wgrate, "h100.json: /simt/rate_during_wgmma: must be in (0, 1], got 0")) << wgrate;
   const std::string tcgen = error_after_edit([](nlohmann::json& doc) {
     doc["tensor"]["flops_per_cycle"]["tcgen05"] = {{"bf16", 8192}};
   });
