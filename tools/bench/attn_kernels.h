@@ -230,9 +230,35 @@ __device__ __forceinline__ void mma16816(float (&d)[4], const uint32_t (&a)[4], 
 template <int D, int ROWS, int KEYS>
 constexpr int attn_mma_smem() { return (4 * ROWS + 2 * KEYS) * D * 2; }
 
-template <int D, int ROWS, int KEYS, int SOFTMAX>
-__global__ void __launch_bounds__(128) attn_mma_kernel(int iters, long long* cycles, float* sink, unsigned long long* ns) {
+__device__ __forceinline__ void cp_async16(uint32_t dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+}
+
+// One KEYS x D bf16 tile from global memory into shared memory with 16-byte cp.async, every
+// thread of the CTA its share (FlashAttention-2's gmem -> smem copy), then a commit group.
+template <int D, int KEYS>
+__device__ __forceinline__ void copy_tile(uint32_t dst, const uint8_t* src) {
+  constexpr int CHUNKS = KEYS * D * 2 / 16;
+#pragma unroll
+  for (int c = threadIdx.x; c < CHUNKS; c += 128) cp_async16(dst + (uint32_t)(c * 16), src + (size_t)c * 16);
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+// LOADS (FlashAttention-2's loads): 0 none (operands resident); 1 K and V tiles copied each
+// block with cp.async from an L2-resident region (`kv`, `region` bytes, CTAs at staggered
+// offsets); 2 the same from a region of its own per CTA (streamed from HBM). The copies follow
+// FlashAttention-2: V_j issued after K_j landed (cp.async.wait_all + __syncthreads), K_j+1 after
+// S_j and V_j landed.
+template <int D, int ROWS, int KEYS, int SOFTMAX, int LOADS = 0>
+__global__ void __launch_bounds__(128) attn_mma_kernel(int iters, long long* cycles, float* sink, unsigned long long* ns,
+                                                       const uint8_t* kv = nullptr, long long region = 0) {
   constexpr int MS = ROWS / 16, NS = KEYS / 8, KC = D / 16, ND = D / 8, PK = KEYS / 16;
+  constexpr long long TILE = (long long)KEYS * D * 2;
+  const auto tile_src = [&](int it, int which) {
+    const long long off = LOADS == 1 ? ((long long)blockIdx.x * 65536 + (long long)it * 2 * TILE) % region
+                                     : ((long long)blockIdx.x * iters + it) * 2 * TILE;
+    return kv + off + which * TILE;
+  };
   extern __shared__ __align__(1024) uint8_t smem[];
   constexpr int BYTES = attn_mma_smem<D, ROWS, KEYS>();
   __nv_bfloat16* sb = reinterpret_cast<__nv_bfloat16*>(smem);
@@ -261,10 +287,18 @@ __global__ void __launch_bounds__(128) attn_mma_kernel(int iters, long long* cyc
   const float sl2 = 0.0883883f * 1.44269504f;
   __syncthreads();
   unsigned long long g0, g1;
+  const uint32_t k_smem = base + (uint32_t)(4 * ROWS * D * 2), v_smem = k_smem + (uint32_t)TILE;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g0));
   const long long t0 = clock64();
+  if constexpr (LOADS > 0) copy_tile<D, KEYS>(k_smem, tile_src(0, 0));
   for (int it = 0; it < iters; ++it) {
-    __syncthreads();
+    if constexpr (LOADS > 0) {
+      asm volatile("cp.async.wait_all;" ::: "memory");
+      __syncthreads();
+      copy_tile<D, KEYS>(v_smem, tile_src(it, 1));
+    } else {
+      __syncthreads();
+    }
     float s[MS][NS][4];
 #pragma unroll
     for (int a = 0; a < MS; ++a)
@@ -283,6 +317,11 @@ __global__ void __launch_bounds__(128) attn_mma_kernel(int iters, long long* cyc
       for (int a = 0; a < MS; ++a)
 #pragma unroll
         for (int b = 0; b < NS; ++b) mma16816(s[a][b], qa[a], kb[b / 2][(b & 1) * 2], kb[b / 2][(b & 1) * 2 + 1]);
+    }
+    if constexpr (LOADS > 0) {
+      asm volatile("cp.async.wait_all;" ::: "memory");
+      __syncthreads();
+      if (it + 1 < iters) copy_tile<D, KEYS>(k_smem, tile_src(it + 1, 0));
     }
     uint32_t pa[MS][PK][4];
 #pragma unroll
@@ -329,7 +368,7 @@ __global__ void __launch_bounds__(128) attn_mma_kernel(int iters, long long* cyc
         pa[a][k][3] = pack_bf16(s[a][2 * k + 1][2], s[a][2 * k + 1][3]);
       }
     }
-    __syncthreads();
+    if constexpr (LOADS == 0) __syncthreads();
 #pragma unroll
     for (int k = 0; k < PK; ++k) {
       uint32_t vb[ND / 2][4];

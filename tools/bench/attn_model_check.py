@@ -108,7 +108,7 @@ def graph(d, wgs, softmax, pingpong, blocks, sms=132, mode=""):
     }
 
 
-def mma_graph(d, rows, keys, softmax, per_sm, blocks, sms=132):
+def mma_graph(d, rows, keys, softmax, per_sm, blocks, sms=132, loads=""):
     """FlashAttention-2's warp loop (calib_attn's attn_mma_kernel) in the structure of the FA2
     lowering (frontend/attention/lowering/fa2.cpp): per block ldmatrix of Q and K, S, softmax,
     exponentials, ldmatrix of V, PV; one role of 4 warps."""
@@ -118,6 +118,14 @@ def mma_graph(d, rows, keys, softmax, per_sm, blocks, sms=132):
     s_mma = (rows // 16) * (keys // 8) * (d // 16)
     pv_mma = (rows // 16) * (d // 8) * (keys // 16)
     prev = None
+    tile = keys * d * 2
+
+    def load(name, j, which):
+        return {"id": name, "kind": "load", "engine": "cp_async", "bytes": tile,
+                "tile": {"tensor": "KV", "coords": [j, which, 0]}}
+
+    if loads:
+        nodes.append(load("ldK_0", 0, 0))
     for j in range(blocks):
         lk = {"id": f"ldsmK_{j}", "kind": "smem", "bytes": 4 * (rows + keys) * d * 2}
         sm = {"id": f"S_{j}", "kind": "mma", "inst": "mma_sync", "dtype": "bf16", "shape": [16, 8, 16], "count": s_mma}
@@ -125,6 +133,16 @@ def mma_graph(d, rows, keys, softmax, per_sm, blocks, sms=132):
         if prev:
             edges.append({"from": prev, "to": lk["id"], "kind": "order"})
         edges.append({"from": lk["id"], "to": sm["id"]})
+        if loads:  # FlashAttention-2's copies (fa2.cpp): V_j after PV_j-1; K_j+1 after S_j and V_j landed
+            lv_g = load(f"ldV_{j}", j, 1)
+            nodes.append(lv_g)
+            if prev:
+                edges.append({"from": prev, "to": lv_g["id"], "kind": "order"})
+            edges.append({"from": f"ldK_{j}", "to": lk["id"]})
+            if j + 1 < blocks:
+                nodes.append(load(f"ldK_{j + 1}", j + 1, 0))
+                for a in (sm["id"], lk["id"], lv_g["id"]):
+                    edges.append({"from": a, "to": f"ldK_{j + 1}", "kind": "order"})
         last = sm["id"]
         if softmax:
             chain = (keys / 4 - 1) * 4.0 + 2 * (24.0 + 4.0)
@@ -133,16 +151,22 @@ def mma_graph(d, rows, keys, softmax, per_sm, blocks, sms=132):
             ex = {"id": f"exp_{j}", "kind": "simt", "pipe": "sfu", "ops": scores + 2}
             nodes += [mx, ex]
             edges += [{"from": last, "to": mx["id"]}, {"from": mx["id"], "to": ex["id"]}]
+            if loads:
+                edges.append({"from": f"ldV_{j}", "to": mx["id"]})  # wait_all + __syncthreads after S
             last = ex["id"]
         else:
             cv = {"id": f"cvt_{j}", "kind": "simt", "ops": scores / 2}
             nodes.append(cv)
             edges.append({"from": last, "to": cv["id"]})
+            if loads:
+                edges.append({"from": f"ldV_{j}", "to": cv["id"]})
             last = cv["id"]
         lv = {"id": f"ldsmV_{j}", "kind": "smem", "bytes": 4 * keys * d * 2}
         pv = {"id": f"PV_{j}", "kind": "mma", "inst": "mma_sync", "dtype": "bf16", "shape": [16, 8, 16], "count": pv_mma}
         nodes += [lv, pv]
         edges += [{"from": last, "to": lv["id"]}, {"from": lv["id"], "to": pv["id"]}]
+        if loads:
+            edges.append({"from": f"ldV_{j}", "to": lv["id"]})
         prev = pv["id"]
     return {
         "format": "tgsim-tile-graph/1",
@@ -151,6 +175,7 @@ def mma_graph(d, rows, keys, softmax, per_sm, blocks, sms=132):
             "name": "loop",
             "cta": {"threads": 128, "registers_per_thread": 255,
                     "shared_memory": f"{(4 * rows + 2 * keys) * d * 2}B"},
+            "tensors": [{"name": "KV", "bytes": f"{2 * tile * blocks}B"}],
             "templates": [{"name": "main", "roles": [{"name": "warps", "warps": 4}], "nodes": nodes, "edges": edges}],
             "grid": [{"template": "main", "count": sms * per_sm}],
         }],
@@ -160,13 +185,14 @@ def mma_graph(d, rows, keys, softmax, per_sm, blocks, sms=132):
 SETS = []  # extra --set overrides (main: --set FIELD=VALUE)
 
 
-def simulate(tgsim, g, gpu):
+def simulate(tgsim, g, gpu, extra=()):
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(g, f)
         path = f.name
     try:
         # The constant clock model (boost): cycles, not the power model's clock, are compared.
-        out = subprocess.run([tgsim, "run-graph", path, "--gpu", gpu, "--set", "clock.model=constant", *SETS, "--json"],
+        out = subprocess.run([tgsim, "run-graph", path, "--gpu", gpu, "--set", "clock.model=constant", *SETS, *extra,
+                              "--json"],
                              check=True,
                              capture_output=True, text=True).stdout
     finally:
@@ -191,12 +217,15 @@ def main(argv):
     errs = []
     groups = {}
     for r in rows:
-        mm = re.fullmatch(r"attn_mma_d(\d+)_(\d+)x(\d+)_ctas(\d)_softmax(\d)", r["quantity"])
+        mm = re.fullmatch(r"attn_mma_d(\d+)_(\d+)x(\d+)_ctas(\d)_softmax(\d)_?(loads_l2|loads_hbm)?", r["quantity"])
         if mm:
-            d, bm, keys, per_sm, sm = (int(x) for x in mm.groups())
+            d, bm, keys, per_sm, sm = (int(x) for x in mm.groups()[:5])
+            loads = mm.group(6) or ""
+            # from HBM: every copy misses (the loop streams a region of its own per CTA)
+            extra = ("--l2-model", "none", "--l2-start", "clean") if loads == "loads_hbm" else ("--l2-start", "clean")
             n = 8
-            t1, mhz = simulate(tgsim, mma_graph(d, bm // 4, keys, sm, per_sm, n), gpu)
-            t2, _ = simulate(tgsim, mma_graph(d, bm // 4, keys, sm, per_sm, 2 * n), gpu)
+            t1, mhz = simulate(tgsim, mma_graph(d, bm // 4, keys, sm, per_sm, n, loads=loads), gpu, extra)
+            t2, _ = simulate(tgsim, mma_graph(d, bm // 4, keys, sm, per_sm, 2 * n, loads=loads), gpu, extra)
             model = (t2 - t1) * mhz / n
             meas = float(r["value"])
             errs.append(abs(model - meas) / meas)

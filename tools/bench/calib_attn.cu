@@ -7,7 +7,8 @@
 //     named-barrier ping-pong on the section after the row max; and the PV GEMM alone as a stream
 //     with P from registers (RS) or from shared memory (SS);
 //   mma.sync (FlashAttention-2): 4 warps per CTA, 1 or 2 CTAs per SM, the tiles of PyTorch's
-//     flash kernels (d=64: 128x128, d=128: 128x64, d=256: 64x64), softmax off or on.
+//     flash kernels (d=64: 128x128, d=128: 128x64, d=256: 64x64), softmax off or on, with the
+//     operands resident or K and V copied each block with cp.async (from L2 or from HBM).
 // Comparing a row with the tensor-core time of its GEMMs (wgmma: 4096 FLOP/clk/SM; mma.sync:
 // 2730) and with the softmax-only difference says what the pieces cost together; the model's
 // attention lowerings are checked against the same loops (tools/bench/attn_model_check.py).
@@ -16,7 +17,7 @@
 // between barriers, %globaltimer alongside (their ratio is the SM's clock); the row is the median
 // over CTAs of the median of 3 launches after a warm-up.
 //
-// Usage: calib_attn [calibration_attn.csv]
+// Usage: calib_attn [calibration_attn.csv] [mma]   (mma: only the FlashAttention-2 loops)
 #include <string>
 
 #include "attn_kernels.h"
@@ -92,9 +93,9 @@ void run_wgmma(const Ctx& c) {
   c.csv->row(q, per, "cycles/block", m, 1);
 }
 
-template <int D, int ROWS, int KEYS, int SOFTMAX>
+template <int D, int ROWS, int KEYS, int SOFTMAX, int LOADS = 0>
 void run_mma(const Ctx& c, int per_sm) {
-  auto k = attn_mma_kernel<D, ROWS, KEYS, SOFTMAX>;
+  auto k = attn_mma_kernel<D, ROWS, KEYS, SOFTMAX, LOADS>;
   constexpr int SMEM = attn_mma_smem<D, ROWS, KEYS>();
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
   int fit = 0;
@@ -105,21 +106,37 @@ void run_mma(const Ctx& c, int per_sm) {
   }
   cudaFuncAttributes fa{};
   CK(cudaFuncGetAttributes(&fa, k));
-  const int ctas = c.sms * per_sm, iters = 1000;
-  const double cyc = median_cta_cycles([&] { k<<<ctas, 128, SMEM>>>(iters, c.d_cyc, c.d_sink, c.d_ns); }, ctas, c.d_cyc);
+  const int ctas = c.sms * per_sm, iters = LOADS == 2 ? 200 : 1000;
+  constexpr long long TILE = (long long)KEYS * D * 2;
+  const long long region = LOADS == 1 ? (8ll << 20) : (long long)ctas * iters * 2 * TILE;
+  uint8_t* kv = nullptr;
+  if (LOADS > 0) {
+    CK(cudaMalloc(&kv, region + 65536));
+    CK(cudaMemset(kv, 0x3c, region + 65536));
+  }
+  const double cyc = median_cta_cycles([&] { k<<<ctas, 128, SMEM>>>(iters, c.d_cyc, c.d_sink, c.d_ns, kv, region); },
+                                       ctas, c.d_cyc);
+  if (kv) CK(cudaFree(kv));
   const double mhz = effective_mhz(c, ctas);
   const double per = cyc / iters;
   // tensor-core time of one CTA's block at the measured mma.sync rate (2730 FLOP/clk/SM)
   const double tensor = 2.0 * (2.0 * 4 * ROWS * KEYS * D) / 2730.0;
   char q[96], m[700];
-  std::snprintf(q, sizeof q, "attn_mma_d%d_%dx%d_ctas%d_softmax%d", D, 4 * ROWS, KEYS, per_sm, SOFTMAX);
+  const char* loads = LOADS == 1 ? "_loads_l2" : LOADS == 2 ? "_loads_hbm" : "";
+  std::snprintf(q, sizeof q, "attn_mma_d%d_%dx%d_ctas%d_softmax%d%s", D, 4 * ROWS, KEYS, per_sm, SOFTMAX, loads);
   std::snprintf(m, sizeof m,
                 "cycles per KV block of each CTA (4 warps x %d rows, %d keys, head dim %d; %d CTAs per SM): per block "
                 "__syncthreads, ldmatrix.x4 of Q and K + mma.sync m16n8k16 bf16 for S, %s, __syncthreads, "
-                "ldmatrix.x4.trans of V + mma.sync for O; operands in shared memory; one CTA's tensor time %.0f clk at "
+                "ldmatrix.x4.trans of V + mma.sync for O; %s; one CTA's tensor time %.0f clk at "
                 "2730 FLOP/clk/SM; %d registers/thread, %d B local memory; %d CTAs on %d SMs; clock64, median over "
                 "CTAs of median of 3 launches; effective clock %.0f MHz (tools/bench/calib_attn.cu)",
-                ROWS, KEYS, D, per_sm, SOFTMAX ? "online softmax" : "bf16 conversion only", tensor, fa.numRegs,
+                ROWS, KEYS, D, per_sm, SOFTMAX ? "online softmax" : "bf16 conversion only",
+                LOADS == 1   ? "K and V tiles copied each block with 16-byte cp.async (cg) from an L2-resident 8 MiB region, "
+                               "in FlashAttention-2's order (V_j after K_j landed, K_j+1 after S_j and V_j landed)"
+                : LOADS == 2 ? "K and V tiles copied each block with 16-byte cp.async (cg) from a region of the CTA's own "
+                               "(streamed from HBM), in FlashAttention-2's order"
+                             : "operands in shared memory",
+                tensor, fa.numRegs,
                 (int)fa.localSizeBytes, ctas, c.sms, mhz);
   std::printf("  mma d=%-3d %dx%d %d CTA/SM softmax%d: %8.1f clk per block per CTA (tensor %5.0f per CTA), %d regs, "
               "%d B local, %4.0f MHz\n",
@@ -162,13 +179,17 @@ void mma_set(const Ctx& c) {
   for (int per_sm : {1, 2}) {
     run_mma<D, ROWS, KEYS, 0>(c, per_sm);
     run_mma<D, ROWS, KEYS, 1>(c, per_sm);
+    run_mma<D, ROWS, KEYS, 1, 1>(c, per_sm);
+    run_mma<D, ROWS, KEYS, 1, 2>(c, per_sm);
   }
+  run_mma<D, ROWS, KEYS, 0, 1>(c, 2);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const char* out = argc > 1 ? argv[1] : "calibration_attn.csv";
+  const bool mma_only = argc > 2 && std::string(argv[2]) == "mma";
   Ctx c{};
   c.sms = open_device0();
   CalibCsv csv(out);
@@ -177,10 +198,12 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&c.d_ns, 4 * c.sms * sizeof(unsigned long long)));
   CK(cudaMalloc(&c.d_sink, 4096 * sizeof(float)));
   std::printf("attention consumer loops (operands in shared memory)\n");
-  wgmma_set<64>(c);
-  wgmma_set<128>(c);
-  wgmma_set<256>(c);
-  softmax_set(c);
+  if (!mma_only) {
+    wgmma_set<64>(c);
+    wgmma_set<128>(c);
+    wgmma_set<256>(c);
+    softmax_set(c);
+  }
   mma_set<64, 32, 128>(c);
   mma_set<128, 32, 64>(c);
   mma_set<256, 16, 64>(c);

@@ -4,7 +4,8 @@
 //   ldV_j  cp.async V_j into the single V buffer (once PV_{j-1} has read it);
 //   S_j    ldmatrix (Q rows + all of K_j, per warp), then mma.sync S = Q K_j^T;
 //   ldK_j+1 cp.async the next K block into the single K buffer (after S_j, and V_j landed);
-//   softmax_j on the FP32 pipe and the SFU (exp2), O rescale;
+//   softmax_j on the FP32 pipe and the SFU (exp2), O rescale, after V_j landed (the kernel waits
+//           for all its copies and syncs the CTA between S_j and the softmax);
 //   PV_j   ldmatrix of V_j (every warp reads all of it), then mma.sync O += P V_j (P in registers).
 // A warp issues in order, so within a CTA these steps follow each other; the SM overlaps them
 // across its resident CTAs.
@@ -93,6 +94,9 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Tem
     const int smx = b.add(softmax);
     const int exp = b.add(simt_node(fmt::format("exp_{}", j), role, scores * cost.sfu_per_score, threads, SimtPipe::sfu));
     b.edge(sm, smx);
+    // cp.async.wait_all + __syncthreads after S_j: the softmax starts once V_j has landed
+    // (flash_fwd_kernel's main loop), not only the PV ldmatrix.
+    b.edge(ld_v, smx);
     b.edge(smx, exp);
     b.order(prev_softmax, smx);  // running max / sum of the rows
     b.order(prev_exp, smx);
