@@ -226,6 +226,17 @@ __device__ __forceinline__ void mma16816(float (&d)[4], const uint32_t (&a)[4], 
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+// mma.sync accumulator fragments [slabs][n tiles][4] set to zero.
+template <int A, int B>
+__device__ __forceinline__ void zero_fragments(float (&x)[A][B][4]) {
+#pragma unroll
+  for (int a = 0; a < A; ++a)
+#pragma unroll
+    for (int b = 0; b < B; ++b)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) x[a][b][c] = 0.f;
+}
+
 // Shared memory of attn_mma_kernel: Q (4 warps x ROWS x D), K and V (KEYS x D each), bf16.
 template <int D, int ROWS, int KEYS>
 constexpr int attn_mma_smem() { return (4 * ROWS + 2 * KEYS) * D * 2; }
@@ -275,12 +286,7 @@ __global__ void __launch_bounds__(128) attn_mma_kernel(int iters, long long* cyc
     return base + (uint32_t)(r * D * 2 + (((chunk + lhi) ^ (r & 7)) << 4));
   };
   float o[MS][ND][4];
-#pragma unroll
-  for (int a = 0; a < MS; ++a)
-#pragma unroll
-    for (int b = 0; b < ND; ++b)
-#pragma unroll
-      for (int c = 0; c < 4; ++c) o[a][b][c] = 0.f;
+  zero_fragments(o);
   float m[MS][2], l[MS][2];
 #pragma unroll
   for (int a = 0; a < MS; ++a) m[a][0] = m[a][1] = -1e30f, l[a][0] = l[a][1] = 0.f;
@@ -300,12 +306,7 @@ __global__ void __launch_bounds__(128) attn_mma_kernel(int iters, long long* cyc
       __syncthreads();
     }
     float s[MS][NS][4];
-#pragma unroll
-    for (int a = 0; a < MS; ++a)
-#pragma unroll
-      for (int b = 0; b < NS; ++b)
-#pragma unroll
-        for (int c = 0; c < 4; ++c) s[a][b][c] = 0.f;
+    zero_fragments(s);
 #pragma unroll
     for (int kc = 0; kc < KC; ++kc) {
       uint32_t qa[MS][4], kb[NS / 2][4];

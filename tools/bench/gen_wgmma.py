@@ -7,12 +7,14 @@ accumulating into the fp32 registers d[] (scale-d = 1). The `_z` wrappers take s
 time (0: overwrite, as the first K step of an attention S GEMM) and the `rs` wrappers take A from
 four registers per thread (bf16 pairs), as an attention PV GEMM takes P (calib_attn).
 """
-def op(name, ptx, n, trans):
+def op(name, ptx, n, trans, runtime_acc=False):
+    """A and B from shared memory; scale-d 1, or from a run-time int `acc` (runtime_acc)."""
     nreg = n // 2  # 64 x n fp32 accumulators over 128 threads
     regs = ", ".join(f"%{i}" for i in range(nreg))
     outs = ", ".join(f'"+f"(d[{i}])' for i in range(nreg))
     tail = f"%{nreg}, %{nreg+1}, p, 1, 1" + (", 0, 0" if trans else "")
-    return f'''__device__ __forceinline__ void {name}(float (&d)[{nreg}], uint64_t da, uint64_t db) {{
+    extra, acc = (", int acc", "acc") if runtime_acc else ("", "1")
+    return f'''__device__ __forceinline__ void {name}(float (&d)[{nreg}], uint64_t da, uint64_t db{extra}) {{
   asm volatile(
       "{{\\n"
       ".reg .pred p;\\n"
@@ -22,26 +24,7 @@ def op(name, ptx, n, trans):
       "{tail};\\n"
       "}}\\n"
       : {outs}
-      : "l"(da), "l"(db), "r"(1));
-}}
-'''
-
-def op_z(name, ptx, n):
-    """scale-d from a run-time int (A and B from shared memory, no transpose)."""
-    nreg = n // 2
-    regs = ", ".join(f"%{i}" for i in range(nreg))
-    outs = ", ".join(f'"+f"(d[{i}])' for i in range(nreg))
-    return f'''__device__ __forceinline__ void {name}(float (&d)[{nreg}], uint64_t da, uint64_t db, int acc) {{
-  asm volatile(
-      "{{\\n"
-      ".reg .pred p;\\n"
-      "setp.ne.b32 p, %{nreg+2}, 0;\\n"
-      "{ptx} "
-      "{{{regs}}}, "
-      "%{nreg}, %{nreg+1}, p, 1, 1, 0, 0;\\n"
-      "}}\\n"
-      : {outs}
-      : "l"(da), "l"(db), "r"(acc));
+      : "l"(da), "l"(db), "r"({acc}));
 }}
 '''
 
@@ -78,5 +61,5 @@ for n in (8, 16, 32, 48, 64, 96):
     print(op(f"wgmma_bf16_n{n}", f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16", n, True))
 # attention-shaped GEMMs (calib_attn): S with scale-d at run time, PV with P from registers
 for n in (64, 128, 256):
-    print(op_z(f"wgmma_bf16_n{n}_z", f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16", n))
+    print(op(f"wgmma_bf16_n{n}_z", f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16", n, True, True))
     print(op_rs(f"wgmma_rs_bf16_n{n}", f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16", n))
