@@ -247,9 +247,9 @@ __device__ __forceinline__ void cp_async16(uint32_t dst, const void* src) {
 
 // One KEYS x D bf16 tile from global memory into shared memory with 16-byte cp.async, every
 // thread of the CTA its share (FlashAttention-2's gmem -> smem copy), then a commit group.
-template <int D, int KEYS>
+template <int D, int KEYS, int PART = 1>
 __device__ __forceinline__ void copy_tile(uint32_t dst, const uint8_t* src) {
-  constexpr int CHUNKS = KEYS * D * 2 / 16;
+  constexpr int CHUNKS = KEYS * D * 2 / 16 / PART;
 #pragma unroll
   for (int c = threadIdx.x; c < CHUNKS; c += 128) cp_async16(dst + (uint32_t)(c * 16), src + (size_t)c * 16);
   asm volatile("cp.async.commit_group;" ::: "memory");
@@ -259,15 +259,17 @@ __device__ __forceinline__ void copy_tile(uint32_t dst, const uint8_t* src) {
 // block with cp.async from an L2-resident region (`kv`, `region` bytes, CTAs at staggered
 // offsets); 2 the same from a region of its own per CTA (streamed from HBM). The copies follow
 // FlashAttention-2: V_j issued after K_j landed (cp.async.wait_all + __syncthreads), K_j+1 after
-// S_j and V_j landed.
+// S_j and V_j landed. 3: as 1 without the wait between S_j and the softmax (K_j+1 issued
+// there at once): what the copies cost when their latency is hidden; 4: as 1 with 1/16 of each
+// tile copied: what waiting for a copy costs when its bytes do not.
 template <int D, int ROWS, int KEYS, int SOFTMAX, int LOADS = 0>
 __global__ void __launch_bounds__(128) attn_mma_kernel(int iters, long long* cycles, float* sink, unsigned long long* ns,
                                                        const uint8_t* kv = nullptr, long long region = 0) {
   constexpr int MS = ROWS / 16, NS = KEYS / 8, KC = D / 16, ND = D / 8, PK = KEYS / 16;
   constexpr long long TILE = (long long)KEYS * D * 2;
   const auto tile_src = [&](int it, int which) {
-    const long long off = LOADS == 1 ? ((long long)blockIdx.x * 65536 + (long long)it * 2 * TILE) % region
-                                     : ((long long)blockIdx.x * iters + it) * 2 * TILE;
+    const long long off = LOADS == 2 ? ((long long)blockIdx.x * iters + it) * 2 * TILE
+                                     : ((long long)blockIdx.x * 65536 + (long long)it * 2 * TILE) % region;
     return kv + off + which * TILE;
   };
   extern __shared__ __align__(1024) uint8_t smem[];
@@ -296,12 +298,13 @@ __global__ void __launch_bounds__(128) attn_mma_kernel(int iters, long long* cyc
   const uint32_t k_smem = base + (uint32_t)(4 * ROWS * D * 2), v_smem = k_smem + (uint32_t)TILE;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g0));
   const long long t0 = clock64();
-  if constexpr (LOADS > 0) copy_tile<D, KEYS>(k_smem, tile_src(0, 0));
+  constexpr int PART = LOADS == 4 ? 16 : 1;
+  if constexpr (LOADS > 0) copy_tile<D, KEYS, PART>(k_smem, tile_src(0, 0));
   for (int it = 0; it < iters; ++it) {
     if constexpr (LOADS > 0) {
       asm volatile("cp.async.wait_all;" ::: "memory");
       __syncthreads();
-      copy_tile<D, KEYS>(v_smem, tile_src(it, 1));
+      copy_tile<D, KEYS, PART>(v_smem, tile_src(it, 1));
     } else {
       __syncthreads();
     }
@@ -319,10 +322,12 @@ __global__ void __launch_bounds__(128) attn_mma_kernel(int iters, long long* cyc
 #pragma unroll
         for (int b = 0; b < NS; ++b) mma16816(s[a][b], qa[a], kb[b / 2][(b & 1) * 2], kb[b / 2][(b & 1) * 2 + 1]);
     }
-    if constexpr (LOADS > 0) {
+    if constexpr (LOADS == 3) {
+      if (it + 1 < iters) copy_tile<D, KEYS>(k_smem, tile_src(it + 1, 0));
+    } else if constexpr (LOADS > 0) {
       asm volatile("cp.async.wait_all;" ::: "memory");
       __syncthreads();
-      if (it + 1 < iters) copy_tile<D, KEYS>(k_smem, tile_src(it + 1, 0));
+      if (it + 1 < iters) copy_tile<D, KEYS, PART>(k_smem, tile_src(it + 1, 0));
     }
     uint32_t pa[MS][PK][4];
 #pragma unroll

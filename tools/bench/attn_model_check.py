@@ -120,8 +120,10 @@ def mma_graph(d, rows, keys, softmax, per_sm, blocks, sms=132, loads=""):
     prev = None
     tile = keys * d * 2
 
+    part = 16 if loads == "loads_l2_1of16" else 1
+
     def load(name, j, which):
-        return {"id": name, "kind": "load", "engine": "cp_async", "bytes": tile,
+        return {"id": name, "kind": "load", "engine": "cp_async", "bytes": tile // part,
                 "tile": {"tensor": "KV", "coords": [j, which, 0]}}
 
     if loads:
@@ -141,7 +143,7 @@ def mma_graph(d, rows, keys, softmax, per_sm, blocks, sms=132, loads=""):
             edges.append({"from": f"ldK_{j}", "to": lk["id"]})
             if j + 1 < blocks:
                 nodes.append(load(f"ldK_{j + 1}", j + 1, 0))
-                for a in (sm["id"], lk["id"], lv_g["id"]):
+                for a in (sm["id"], lk["id"]) + (() if loads == "loads_l2_nowait" else (lv_g["id"],)):
                     edges.append({"from": a, "to": f"ldK_{j + 1}", "kind": "order"})
         last = sm["id"]
         if softmax:
@@ -151,14 +153,14 @@ def mma_graph(d, rows, keys, softmax, per_sm, blocks, sms=132, loads=""):
             ex = {"id": f"exp_{j}", "kind": "simt", "pipe": "sfu", "ops": scores + 2}
             nodes += [mx, ex]
             edges += [{"from": last, "to": mx["id"]}, {"from": mx["id"], "to": ex["id"]}]
-            if loads:
+            if loads and loads != "loads_l2_nowait":
                 edges.append({"from": f"ldV_{j}", "to": mx["id"]})  # wait_all + __syncthreads after S
             last = ex["id"]
         else:
             cv = {"id": f"cvt_{j}", "kind": "simt", "ops": scores / 2}
             nodes.append(cv)
             edges.append({"from": last, "to": cv["id"]})
-            if loads:
+            if loads and loads != "loads_l2_nowait":
                 edges.append({"from": f"ldV_{j}", "to": cv["id"]})
             last = cv["id"]
         lv = {"id": f"ldsmV_{j}", "kind": "smem", "bytes": 4 * keys * d * 2}
@@ -217,7 +219,7 @@ def main(argv):
     errs = []
     groups = {}
     for r in rows:
-        mm = re.fullmatch(r"attn_mma_d(\d+)_(\d+)x(\d+)_ctas(\d)_softmax(\d)_?(loads_l2|loads_hbm)?", r["quantity"])
+        mm = re.fullmatch(r"attn_mma_d(\d+)_(\d+)x(\d+)_ctas(\d)_softmax(\d)_?(loads_\w+)?", r["quantity"])
         if mm:
             d, bm, keys, per_sm, sm = (int(x) for x in mm.groups()[:5])
             loads = mm.group(6) or ""
@@ -229,7 +231,9 @@ def main(argv):
             model = (t2 - t1) * mhz / n
             meas = float(r["value"])
             errs.append(abs(model - meas) / meas)
-            groups.setdefault("FlashAttention-2 mma.sync loops", []).append(errs[-1])
+            groups.setdefault("FlashAttention-2 loops, 2 CTAs per SM, with cp.async copies" if loads and per_sm == 2 else
+                              "FlashAttention-2 loops, 2 CTAs per SM, operands resident" if per_sm == 2 else
+                              "FlashAttention-2 loops, 1 CTA per SM", []).append(errs[-1])
             print(f"{r['quantity']:<40} {meas:9.0f} {model:9.0f} {100 * (model - meas) / meas:+6.1f}%")
             continue
         m = re.fullmatch(r"attn_wgmma_d(\d+)_wg(\d)_softmax(\d)_pp(\d)_?(\w*)", r["quantity"])

@@ -108,7 +108,7 @@ void run_mma(const Ctx& c, int per_sm) {
   CK(cudaFuncGetAttributes(&fa, k));
   const int ctas = c.sms * per_sm, iters = LOADS == 2 ? 200 : 1000;
   constexpr long long TILE = (long long)KEYS * D * 2;
-  const long long region = LOADS == 1 ? (8ll << 20) : (long long)ctas * iters * 2 * TILE;
+  const long long region = LOADS == 2 ? (long long)ctas * iters * 2 * TILE : (8ll << 20);
   uint8_t* kv = nullptr;
   if (LOADS > 0) {
     CK(cudaMalloc(&kv, region + 65536));
@@ -122,7 +122,11 @@ void run_mma(const Ctx& c, int per_sm) {
   // tensor-core time of one CTA's block at the measured mma.sync rate (2730 FLOP/clk/SM)
   const double tensor = 2.0 * (2.0 * 4 * ROWS * KEYS * D) / 2730.0;
   char q[96], m[700];
-  const char* loads = LOADS == 1 ? "_loads_l2" : LOADS == 2 ? "_loads_hbm" : "";
+  const char* loads = LOADS == 1   ? "_loads_l2"
+                      : LOADS == 2 ? "_loads_hbm"
+                      : LOADS == 3 ? "_loads_l2_nowait"
+                      : LOADS == 4 ? "_loads_l2_1of16"
+                                   : "";
   std::snprintf(q, sizeof q, "attn_mma_d%d_%dx%d_ctas%d_softmax%d%s", D, 4 * ROWS, KEYS, per_sm, SOFTMAX, loads);
   std::snprintf(m, sizeof m,
                 "cycles per KV block of each CTA (4 warps x %d rows, %d keys, head dim %d; %d CTAs per SM): per block "
@@ -133,6 +137,10 @@ void run_mma(const Ctx& c, int per_sm) {
                 ROWS, KEYS, D, per_sm, SOFTMAX ? "online softmax" : "bf16 conversion only",
                 LOADS == 1   ? "K and V tiles copied each block with 16-byte cp.async (cg) from an L2-resident 8 MiB region, "
                                "in FlashAttention-2's order (V_j after K_j landed, K_j+1 after S_j and V_j landed)"
+                : LOADS == 3 ? "K and V tiles copied each block from an L2-resident 8 MiB region, without the wait for V_j "
+                               "between S_j and the softmax (K_j+1 issued there at once)"
+                : LOADS == 4 ? "1/16 of each K and V tile copied each block from an L2-resident region, in "
+                               "FlashAttention-2's order and waits"
                 : LOADS == 2 ? "K and V tiles copied each block with 16-byte cp.async (cg) from a region of the CTA's own "
                                "(streamed from HBM), in FlashAttention-2's order"
                              : "operands in shared memory",
@@ -183,6 +191,8 @@ void mma_set(const Ctx& c) {
     run_mma<D, ROWS, KEYS, 1, 2>(c, per_sm);
   }
   run_mma<D, ROWS, KEYS, 0, 1>(c, 2);
+  run_mma<D, ROWS, KEYS, 1, 3>(c, 2);
+  run_mma<D, ROWS, KEYS, 1, 4>(c, 2);
 }
 
 }  // namespace
