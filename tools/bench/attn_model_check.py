@@ -5,6 +5,7 @@ cuDNN's form: no intra-warpgroup overlap), simulates it with `tgsim run-graph` a
 measured and modelled cycles per KV block side by side.
 
 Usage: attn_model_check.py [calibration_attn.csv] [--tgsim PATH] [--gpu h200] [--set FIELD=VALUE]...
+                           [--fail-above PCT]   (exit 1 if the calibrated group's MAPE exceeds PCT)
 (e.g. --set simt.rate_during_wgmma=1 for the model without the wgmma slowdown).
 The FlashAttention-2 loops (attn_mma_*) are written in the structure of the FA2 lowering.
 
@@ -185,6 +186,8 @@ def mma_graph(d, rows, keys, softmax, per_sm, blocks, sms=132, loads=""):
 
 
 SETS = []  # extra --set overrides (main: --set FIELD=VALUE)
+# The loops simt.rate_during_wgmma is calibrated on (--fail-above checks their MAPE).
+CALIBRATED = "wgmma loops with GEMMs and a softmax"
 
 
 def simulate(tgsim, g, gpu, extra=()):
@@ -214,6 +217,7 @@ def main(argv):
     for i, a in enumerate(argv):
         if a == "--set":
             SETS.extend(["--set", argv[i + 1]])
+    fail_above = float(argv[argv.index("--fail-above") + 1]) if "--fail-above" in argv else None
     rows = list(csv.DictReader(open(path, newline="")))
     print(f"{'loop':<40} {'measured':>9} {'model':>9} {'error':>7}")
     errs = []
@@ -247,7 +251,7 @@ def main(argv):
         model = (t2 - t1) * mhz / n
         meas = float(r["value"])
         errs.append(abs(model - meas) / meas)
-        key = ("wgmma loops with GEMMs and a softmax" if mode != "nogemm" and sm else
+        key = (CALIBRATED if mode != "nogemm" and sm else
                "wgmma loops without GEMMs" if mode == "nogemm" else "wgmma loops without a softmax")
         groups.setdefault(key, []).append(errs[-1])
         print(f"{r['quantity']:<40} {meas:9.0f} {model:9.0f} {100 * (model - meas) / meas:+6.1f}%")
@@ -255,7 +259,15 @@ def main(argv):
         print(f"{k}: MAPE {100 * sum(v) / len(v):.1f}% over {len(v)}")
     if errs:
         print(f"MAPE {100 * sum(errs) / len(errs):.1f}% over {len(errs)} loops")
+    calib = groups.get(CALIBRATED, [])
+    if fail_above is not None:
+        got = 100 * sum(calib) / len(calib) if calib else float("inf")
+        if got > fail_above:
+            print(f"FAIL: {CALIBRATED}: MAPE {got:.1f}% > {fail_above}%")
+            return 1
+        print(f"ok: {CALIBRATED}: MAPE {got:.1f}% <= {fail_above}%")
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main(sys.argv[1:]))
