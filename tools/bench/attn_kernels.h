@@ -82,10 +82,8 @@ __global__ void __launch_bounds__(128 * NWG, 1) attn_wgmma_kernel(int iters, lon
   constexpr int KS = D / 16;
   constexpr int NO = PvOp<D>::NREG;
   float s[64], o[NO];
-#pragma unroll
-  for (int i = 0; i < 64; ++i) s[i] = 0.f;
-#pragma unroll
-  for (int i = 0; i < NO; ++i) o[i] = 0.f;
+  zero_accumulators(s);
+  zero_accumulators(o);
   float m[2] = {-1e30f, -1e30f}, l[2] = {0.f, 0.f};
   uint32_t p[8][4];
 #pragma unroll

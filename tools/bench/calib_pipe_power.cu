@@ -129,8 +129,7 @@ __global__ void __launch_bounds__(256, 1) wgmma_fill_kernel(int iters, long long
   uint64_t da, db;
   wgmma_operands(smem, false, da, db);
   float d[128];
-#pragma unroll
-  for (int i = 0; i < 128; ++i) d[i] = 0.f;
+  zero_accumulators(d);
   float fm[8];
   for (int i = 0; i < 8; ++i) fm[i] = urand(threadIdx.x * 8 + i, 22);
   __syncthreads();

@@ -43,6 +43,13 @@ __device__ __forceinline__ void wgmma_operands(uint8_t* smem, bool fp8, uint64_t
   db = smem_desc(smem + 8192 + wg * 8192, 128, 256);
 }
 
+// A warpgroup's (or warp's) fp32 accumulators set to zero.
+template <int NR>
+__device__ __forceinline__ void zero_accumulators(float (&d)[NR]) {
+#pragma unroll
+  for (int i = 0; i < NR; ++i) d[i] = 0.f;
+}
+
 // Keeps a warpgroup's accumulators (and `extra`) live: their sum goes to sink only on an
 // impossible value.
 template <int NR>
@@ -92,8 +99,7 @@ __global__ void __launch_bounds__(128 * NWG, 1) wgmma_n_kernel(int iters, long l
   wgmma_operands(smem, false, da, db);
   constexpr int NR = WgN<N>::NREG;
   float d[NR];
-#pragma unroll
-  for (int i = 0; i < NR; ++i) d[i] = 0.f;
+  zero_accumulators(d);
   __syncthreads();
   long long t0 = clock64();
   for (int it = 0; it < iters; ++it) {
@@ -125,8 +131,7 @@ __global__ void __launch_bounds__(256, 1) wgmma_ring_kernel(int iters, long long
   __syncthreads();
   constexpr int NR = WgN<N>::NREG;
   float d[NR];
-#pragma unroll
-  for (int i = 0; i < NR; ++i) d[i] = 0.f;
+  zero_accumulators(d);
   long long t0 = clock64();
   if (threadIdx.x == 0) {
     for (int it = 0; it < iters; ++it) {
@@ -161,8 +166,7 @@ __global__ void __launch_bounds__(128 * NWG, 1) wgmma_kernel(int iters, long lon
   wgmma_operands(smem, KIND == 2, da, db);
   constexpr int NR = WgOp<KIND>::NREG;
   float d[NR];
-#pragma unroll
-  for (int i = 0; i < NR; ++i) d[i] = 0.f;
+  zero_accumulators(d);
   __syncthreads();
   unsigned long long g0, g1;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g0));
@@ -226,8 +230,7 @@ __global__ void __launch_bounds__(128 * NWG, 1) wgmma_wait_kernel(int iters, lon
   uint64_t da, db;
   wgmma_operands(smem, false, da, db);
   float d[64];
-#pragma unroll
-  for (int i = 0; i < 64; ++i) d[i] = 0.f;
+  zero_accumulators(d);
   float use = 0.f;
   __syncthreads();
   long long t0 = clock64();
