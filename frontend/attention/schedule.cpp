@@ -35,6 +35,7 @@ void set_cudnn_sm90_structure(Schedule& s) {
   s.intra_warpgroup_overlap = false;
   s.pingpong = true;
   s.pingpong_exp = true;
+  s.persistent = true;  // grid of 132 CTAs on the H200 (launch records, attention_kernel_info.csv)
 }
 
 nlohmann::json to_json(const Schedule& s) {
@@ -53,14 +54,15 @@ nlohmann::json to_json(const Schedule& s) {
           {"splits", s.splits},
           {"split_kernel", s.split_kernel},
           {"pack_gqa", s.pack_gqa},
-          {"longest_first", s.longest_first}};
+          {"longest_first", s.longest_first},
+          {"persistent", s.persistent}};
 }
 
 Schedule schedule_from_json(const nlohmann::json& j, const std::string& where) {
   if (!j.is_object()) throw InputError(fmt::format("{}: expected a JSON object with schedule fields", where));
   static const std::vector<std::string> keys{"name", "family", "block_m", "block_n", "warps", "warps_along_kv", "consumer_warpgroups",
                                              "stages", "intra_warpgroup_overlap", "pingpong", "pingpong_exp", "q_in_registers",
-                                             "splits", "split_kernel", "pack_gqa", "longest_first"};
+                                             "splits", "split_kernel", "pack_gqa", "longest_first", "persistent"};
   Schedule s;
   s.name = where;
   for (const auto& [key, v] : j.items()) {
@@ -87,6 +89,7 @@ Schedule schedule_from_json(const nlohmann::json& j, const std::string& where) {
     else if (key == "split_kernel") s.split_kernel = as_bool(v, at);
     else if (key == "pack_gqa") s.pack_gqa = as_bool(v, at);
     else if (key == "longest_first") s.longest_first = as_bool(v, at);
+    else if (key == "persistent") s.persistent = as_bool(v, at);
     else {
       const std::string hint = hw::closest_match(key, keys);
       throw InputError(fmt::format("{}: unknown key{} (valid: {})", at, hint.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", hint),
@@ -97,6 +100,8 @@ Schedule schedule_from_json(const nlohmann::json& j, const std::string& where) {
     if (s.block_m % (64 * s.consumer_warpgroups) != 0)
     throw InputError(fmt::format("{}: /block_m {} must be a multiple of 64 x consumer_warpgroups ({})", where, s.block_m,
                                  64 * s.consumer_warpgroups));
+  } else if (s.persistent) {
+    throw InputError(fmt::format("{}: /persistent: persistent CTAs are modelled for the fa3 and cudnn families only", where));
   }
   return s;
 }

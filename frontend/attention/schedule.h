@@ -46,6 +46,11 @@ struct Schedule {
   // CTA launch order of the m blocks: false = blockIdx order (m block fastest, as FA2 launches);
   // true = causal tiles with the most KV blocks first (FA3's scheduler).
   bool longest_first = false;
+  // fa3/cudnn: persistent CTAs (as many as fit on the GPU at once) that take the tiles in launch
+  // order, each the next one when it is free (FA3's tile schedulers; cuDNN's sm90 kernels launch
+  // one CTA per SM). The producer loads the next tile's Q and K/V while the consumers finish the
+  // current tile, so a tile's start-up and epilogue overlap its neighbours'.
+  bool persistent = false;
 };
 
 // cuDNN's sm90 flash forward structure (kernels seen on the H200, their SASS in the Nsight

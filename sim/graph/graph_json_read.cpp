@@ -125,7 +125,7 @@ CtaGroup read_group(const JsonCursor& c, const NameTable& templates) {
   g.template_index = templates.resolve(c.at("template"));
   if (auto v = c.find("count")) g.count = v->as_int(1, std::numeric_limits<std::int32_t>::max());
   const auto width = c.find("params_per_cta");
-  if (width) g.params_per_cta = width->as_int32(0, 64);
+  if (width) g.params_per_cta = width->as_int32(0, 65536);
   if (auto params = c.find("params")) {
     if (params->value().is_object()) {
       read_row_major_params(*params, g);

@@ -51,7 +51,11 @@ so no case inherits the power state (and SM clock) of the heavy cases before it,
 pass visits the cases in its own random order; `settle_ms` records N (0: plain sweep), which
 `tgsim validate` reads (the slow power limit engages only as in a run from rest).
 
-Usage: attention_capture.py OUT_DIR [--quick] [--passes N] [--budget-s S]
+--cases probe: a held-out set chosen before the model saw it (short kernels of 2-64 x 16 heads at
+seq 512, sequence lengths that are not tile multiples, GQA prefill and decode shapes the sweep
+lacks), both backends -> traces/h200/attention_probe.csv.
+
+Usage: attention_capture.py OUT_DIR [--quick] [--cases sweep|probe] [--passes N] [--budget-s S]
                             [--settle-ms N] [--shuffle SEED]
                             [--dry-run]   (lists the cases; needs no GPU or torch)
 """
@@ -87,9 +91,9 @@ def log(*a):
 
 
 # ---------------------------------------------------------------- cases (no torch)
-def make_cases(quick=False):
+def make_cases(quick=False, probe=False):
     """Returns a list of dicts: set, backend, dtype, batch, heads, heads_kv, seq_q,
-    seq_kv, head_dim, causal."""
+    seq_kv, head_dim, causal. probe: the held-out set (see --cases)."""
     cases = []
 
     def add(cset, dtype, b, h, hkv, sq, skv, d, causal, backends=BACKENDS):
@@ -98,6 +102,24 @@ def make_cases(quick=False):
                               heads_kv=hkv, seq_q=sq, seq_kv=skv, head_dim=d,
                               causal=causal))
 
+    if probe:
+        # short kernels at a fixed per-CTA work (seq 512) with 1/16 ... 4x the CTAs of the sweep
+        for b in (2, 8, 64):
+            for causal in (0, 1):
+                add("probe", "bf16", b, 16, 16, 512, 512, 128, causal)
+                add("probe", "bf16", b, 32, 32, 512, 512, 64, causal)
+        # sequence lengths that are not multiples of the tiles (ragged last blocks)
+        for s, b in ((1000, 8), (3000, 2), (768, 16)):
+            for causal in (0, 1):
+                add("probe", "bf16", b, 16, 16, s, s, 128, causal)
+        add("probe", "bf16", 4, 32, 32, 1500, 1500, 64, 1)
+        add("probe", "bf16", 2, 8, 8, 2500, 2500, 256, 0)
+        # GQA prefill and decode at shapes the sweep does not have
+        add("probe", "bf16", 2, 32, 8, 1024, 1024, 128, 1)
+        add("probe", "bf16", 2, 64, 8, 4096, 4096, 128, 0)
+        for b, skv in ((2, 2048), (4, 6000), (16, 2048), (64, 3000)):
+            add("probe", "bf16", b, 32, 8, 1, skv, 128, 0)
+        return cases
     if quick:
         add("prefill", "bf16", 8, 16, 16, 2048, 2048, 128, 0)
         add("decode", "bf16", 8, 32, 8, 1, 8192, 128, 0)
@@ -394,10 +416,12 @@ def main():
     ap.add_argument("--settle-ms", type=float, default=0.0, help="GPU idle before each case's reps")
     ap.add_argument("--shuffle", type=int, default=-1, help="seed: each pass in its own random order")
     ap.add_argument("--graph", action="store_true", help="time CUDA-graph replays (no host overhead)")
+    ap.add_argument("--cases", choices=["sweep", "probe"], default="sweep",
+                    help="probe: the held-out shapes (short kernels, ragged lengths, new GQA/decode)")
     a = ap.parse_args()
     t0 = time.time()
     os.makedirs(a.out, exist_ok=True)
-    cases = make_cases(a.quick)
+    cases = make_cases(a.quick, a.cases == "probe")
     if a.dry_run:
         for c in cases:
             log(c, f"{flops(c) / 1e9:.1f} GFLOP", f"{case_bytes(c) / 2**20:.0f} MiB")

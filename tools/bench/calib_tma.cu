@@ -36,6 +36,9 @@
 //   contig_l2  L2-resident reads: each CTA re-reads its own small region (64-256 KiB; all
 //           CTAs together 8-34 MiB, well inside the 60 MiB L2) until it has loaded 8 MiB, so
 //           after the first pass every request hits L2: the SM's bulk-copy bandwidth from L2.
+//   contig_l2_shareG  the same with the 132 CTAs reading only G distinct 128 KiB regions (CTA c
+//           region c mod G, G = 1 ... 132), as a GEMM's CTAs read the same A and B tiles at about
+//           the same time: whether the L2 serves shared reads faster than disjoint ones.
 //   *_tiny   8-128 KiB per CTA (1-16 requests of 8 KiB), 1 or 132 CTAs: a TMA kernel's fixed
 //           costs after a flush (descriptor fetch, barrier set-up, first-load latency).
 //   tiled_oob  the tiled stream with a tensor map of only 64 rows: all boxes but CTA 0's first
@@ -82,6 +85,7 @@ constexpr int kDumpSlots = 3;
 struct Params {
   const unsigned char* src;   // contiguous variant: buffer base
   long long region_bytes;     // per-CTA region (both variants: CTA c owns [c*region, ...))
+  int region_groups;          // contig: > 0: CTA c reads region c % region_groups (CTAs share it)
   int n_tiles;                // tiles (requests) per CTA
   int stages;                 // stages per ring
   int producers;              // independent rings per CTA (1 = GEMM-like)
@@ -173,7 +177,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1) tma_stream_kernel(const __grid
         uint32_t ph = 1;
         const int cols = p.tiles_per_panel * 64, kstep = 64 * P;
         int k = 64 * w, row = cta * p.panels_per_cta * p.box_rows;
-        const unsigned char* src = p.src + (long long)cta * p.region_bytes + w * box;
+        const long long base = (long long)(p.region_groups > 0 ? cta % p.region_groups : cta) * p.region_bytes;
+        const unsigned char* src = p.src + base + w * box;
         const long long src_step = P * box;
         int wi = w;  // request index within the region (contig_l2 wraps it)
         for (int it = w; it < p.n_tiles; it += P) {
@@ -191,7 +196,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) tma_stream_kernel(const __grid
             wi += P;
             if (p.wrap_tiles > 0 && wi >= p.wrap_tiles) {
               wi -= p.wrap_tiles;
-              src = p.src + (long long)cta * p.region_bytes + (long long)wi * box;
+              src = p.src + base + (long long)wi * box;
             }
           }
           if (++s == S) { s = 0; ph ^= 1; }
@@ -239,6 +244,7 @@ struct Config {
   long long wrap_bytes = 0;    // contig only: > 0 re-reads a region of this size (L2-resident)
   int map_rows = 0;            // tiled: > 0 encodes the tensor map with only this many rows, so every
                                // box beyond them lies wholly outside the tensor (TMA zero-fills it)
+  int region_groups = 0;       // contig with wrap_bytes: > 0 CTAs c and c + G read the same region
 };
 
 struct Result {
@@ -293,6 +299,7 @@ bool setup(Ctx& c, const Config& cf, Params& p, int& smem, const CUtensorMap*& t
   if (!cf.tiled && cf.wrap_bytes > 0) {
     p.wrap_tiles = (int)(cf.wrap_bytes / box_bytes);
     p.region_bytes = cf.wrap_bytes;
+    p.region_groups = cf.region_groups;
   }
   if ((long long)cf.ctas * p.region_bytes > (long long)c.mat_bytes) {
     std::fprintf(stderr, "config %s ctas %d: %lld B per CTA region exceeds the matrix\n", cf.variant.c_str(), cf.ctas,
@@ -416,7 +423,8 @@ long long check(Ctx& c, const Config& cf) {
           }
       } else {
         const int wit = p.wrap_tiles > 0 ? it % p.wrap_tiles : it;
-        const unsigned char* src = c.mat + (size_t)cta * p.region_bytes + (size_t)wit * p.box_bytes;
+        const int region = p.region_groups > 0 ? cta % p.region_groups : cta;
+        const unsigned char* src = c.mat + (size_t)region * p.region_bytes + (size_t)wit * p.box_bytes;
         CK(cudaMemcpy(ref.data(), src, p.box_bytes, cudaMemcpyDeviceToHost));
         for (int i = 0; i < p.box_bytes; ++i) bad += d[i] != ref[i];
         bad_plain = bad;
@@ -592,6 +600,11 @@ int main(int argc, char** argv) {
           for (int st : {4, 8})
             cfgs.push_back({P == 1 ? "contig_l2" : "contig_l2_p2", false, n, st * P, R, P16, true, 8 * MiB, ONE, 1, 0, P,
                             false, 0, wrap * 1024});
+  // L2-resident reads shared by several SMs, as a GEMM's CTAs share A and B tiles: G regions of
+  // 128 KiB, CTA c re-reads region c % G (G = 132: every CTA its own, as contig_l2)
+  for (int g : {1, 2, 4, 8, 16, 33, 66, nsm})
+    for (int R : {64, 128})
+      cfgs.push_back({"contig_l2_share" + std::to_string(g), false, nsm, 8, R, P16, true, 8 * MiB, ONE, 1, 0, 1, false, 0, 128 * 1024, 0, g});
   // tiny kernels: one to a few requests per CTA, to expose a TMA kernel's fixed costs (tensor-map
   // fetch, barrier set-up, the first load's latency) after an L2 flush
   for (long long kb : {8, 16, 32, 64, 128})
@@ -640,9 +653,13 @@ int main(int argc, char** argv) {
     std::snprintf(kd, sizeof kd, "%s/%d/%d/%d/%lld", cf.variant.c_str(), cf.ctas, cf.stages, cf.box_rows,
                   cf.per_cta_bytes >> 10);
     ends[kd] = {r.end_first_us, r.end_med_us, r.span_us};
-    char m[1100];
+    const std::string share = cf.region_groups > 0
+                                  ? "CTA c reading region c mod " + std::to_string(cf.region_groups) +
+                                        " (CTAs of one region share it)"
+                                  : std::string("each CTA its own disjoint region");
+    char m[1200];
     std::snprintf(m, sizeof m,
-                  "%s of %lld B per request (%s); %lld B per CTA, each CTA its own disjoint region of a 2 GiB random bf16 "
+                  "%s of %lld B per request (%s); %lld B per CTA, %s of a 2 GiB random bf16 "
                   "buffer (%s); %d ring(s) per CTA of 1 producer thread issuing + 1 consumer warp releasing each stage "
                   "(no compute); producer loop %s; %d stages per CTA in all; dyn smem %d B; %d CTAs on %d distinct SMs (max %d per SM); L2 flushed by a 256 MiB memset%s "
                   "before each rep; CUDA events around the kernel; median of %d reps after 2 warm-ups (spread %.1f%%); "
@@ -651,7 +668,7 @@ int main(int argc, char** argv) {
                   cf.tiled ? "2D TMA cp.async.bulk.tensor.2d box 64 cols x R rows" : "1D cp.async.bulk", box_bytes,
                   cf.tiled ? (cf.promo ? "128B swizzle; L2 promotion 256B" : "128B swizzle; L2 promotion none")
                            : "contiguous",
-                  r.bytes / cf.ctas,
+                  r.bytes / cf.ctas, share.c_str(),
                   cf.tiled ? (cf.pitch == P16 ? "8192 x 131072 bf16; row pitch 16384 B; walking K panel by panel"
                                               : "4096 x 262144 bf16; row pitch 8192 B; walking K panel by panel")
                            : (cf.wrap_bytes ? "a region re-read (L2-resident after the first pass); see variant notes"

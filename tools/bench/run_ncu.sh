@@ -4,7 +4,8 @@
 # details page (stall reasons, instruction statistics) and the SASS of each kernel with
 # executed-instruction counts and stall samples per instruction. Never changes GPU settings
 # (--clock-control none; ncu flushes caches before each replay pass, --cache-control all).
-#   OUT=... tools/bench/run_ncu.sh attention|gemm|gemm_traffic
+#   OUT=... tools/bench/run_ncu.sh attention|attention_short|gemm|gemm_traffic
+# attention_short: attention_ncu.py --set short (short seq-512 kernels) -> $OUT/attention_short_ncu_*.
 # gemm_traffic: gemm_ncu.py --set traffic with only the traffic counters (DRAM and L2 bytes, time,
 # clock, tensor-pipe activity) -> $OUT/gemm_traffic_ncu_raw.csv.
 # Output ($OUT, default /tmp/NAME_ncu), shown for attention:
@@ -14,7 +15,10 @@
 #   attention_ncu_ops.csv         ncu_ops.py: SASS opcode histogram per kernel (entry = case order)
 #   attention_ncu_summary.txt     ncu_summary.py of the raw page
 NAME=${1:-attention}
-case "$NAME" in attention|gemm|gemm_traffic) ;; *) echo "usage: run_ncu.sh attention|gemm|gemm_traffic" >&2; exit 2 ;; esac
+case "$NAME" in attention|attention_short|gemm|gemm_traffic) ;; *) echo "usage: run_ncu.sh attention|attention_short|gemm|gemm_traffic" >&2; exit 2 ;; esac
+SCRIPT=${NAME}_ncu.py
+ARGS=""
+[ "$NAME" = attention_short ] && { SCRIPT=attention_ncu.py; ARGS="--set short"; }
 source "$(dirname "$0")/run_common.sh"
 bench_begin /tmp/${NAME}_ncu
 bench_env
@@ -29,11 +33,11 @@ if [ "$NAME" = gemm_traffic ]; then
 fi
 REP=/tmp/${NAME}_ncu_rep
 rm -f $REP.ncu-rep
-timeout 420 "$NCU" --clock-control none --cache-control all --profile-from-start off --target-processes all \
+timeout "${NCU_TIMEOUT_S:-420}" "$NCU" --clock-control none --cache-control all --profile-from-start off --target-processes all \
   --section SpeedOfLight --section ComputeWorkloadAnalysis --section InstructionStats --section WarpStateStats \
   --section SchedulerStats --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis \
   --section MemoryWorkloadAnalysis_Tables \
-  --section SourceCounters -o $REP python3 "$HERE/${NAME}_ncu.py" || echo "ncu exited $?"
+  --section SourceCounters -o $REP python3 "$HERE/$SCRIPT" $ARGS || echo "ncu exited $?"
 "$NCU" -i $REP.ncu-rep --page raw --csv > "$OUT/${NAME}_ncu_raw.csv"
 "$NCU" -i $REP.ncu-rep --page details --csv > "$OUT/${NAME}_ncu_details.csv"
 "$NCU" -i $REP.ncu-rep --page source --csv --print-source sass > "$OUT/${NAME}_ncu_sass.csv" || echo "source page failed"

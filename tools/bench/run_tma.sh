@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds only the calib_tma target of tools/bench (Release, in /tmp) and runs it on the
 # local GPU. Meant for the lent H200 (device tool): `bash tools/bench/run_tma.sh`; results
-# go to $OUT (default /tmp/tgsim_bench_out):
+# go to $OUT (default /tmp/tgsim_bench_out). `run_tma.sh PREFIX [NAME.csv]` runs only the variants
+# whose name starts with PREFIX into $OUT/NAME.csv (e.g. contig_l2_share calibration_tma_l2_share.csv).
+# Output:
 #   calibration_tma.csv  variant,ctas,stages,box_rows,box_bytes,bytes_in_flight_per_sm,
 #                        gbps_total,gbps_per_sm,time_us,method (see calib_tma.cu)
 #   tma_log.txt          everything printed (environment, build, checks, every row, tables)
@@ -38,7 +40,9 @@ step build 180 cmake --build "$BUILD" --target calib_tma -j 16 || exit 1
 echo "== SASS check: copy-engine instructions in calib_tma"
 cuobjdump --dump-sass "$BUILD/calib_tma" 2>&1 | grep -oE "UTMALDG[.A-Z0-9_]*|UBLKCP[.A-Z0-9_]*|UTMAPF[.A-Z0-9_]*|SYNCS[.A-Z0-9_]*" | sort | uniq -c
 
-step calib_tma 150 "$BUILD/calib_tma" "$OUT/calibration_tma.csv"
+ONLY=${1:-}
+CSV=${2:-calibration_tma.csv}
+step calib_tma 150 "$BUILD/calib_tma" "$OUT/$CSV" $ONLY
 rc=$?
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active --format=csv
 ls -l "$OUT"

@@ -35,13 +35,16 @@ using graph::SimtPipe;
 
 struct Consumer {
   int role = 0;
-  std::vector<int> s, pv, max, softmax, exp;  // per KV block
+  // Per KV block, over all of the CTA's tiles (a persistent CTA walks several).
+  std::vector<int> s, pv, max, softmax, exp;
+  int staging = -1, store = -1;  // the last tile's epilogue: O staged in shared memory, its store
   // The last GEMM of the warpgroup's turn j on the tensor cores: S_j and, with intra-warpgroup
-  // overlap, PV_{j-1} issued right after it.
-  int last_gemm(std::size_t j, bool overlap) const { return overlap && j > 0 ? pv[j - 1] : s[j]; }
+  // overlap, PV_{j-1} issued right after it (j, j-1 within one tile: first is the tile's first).
+  int last_gemm(std::size_t j, std::size_t first, bool overlap) const { return overlap && j > first ? pv[j - 1] : s[j]; }
 };
 
-graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const TemplateShape& shape,
+// One CTA's tiles (one, or a persistent CTA's sequence) as one template.
+graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const std::vector<TemplateShape>& shapes,
                                   double max_chain_cycles) {
   frontend::TemplateBuilder b("tile");
   const int wgs = s.consumer_warpgroups;
@@ -50,113 +53,142 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Tem
   const double d = static_cast<double>(p.head_dim);
   const double bn = s.block_n;
   const double wg_rows = static_cast<double>(s.block_m) / wgs;
-  const double valid_rows = static_cast<double>(shape.rows);
   const int k_inst = frontend::mma_k(p.dtype);
   const int pv_n = static_cast<int>(std::min(d, 256.0));
   const auto s_count = static_cast<std::int64_t>(std::ceil(wg_rows / 64) * std::ceil(d / k_inst));
   const auto pv_count = static_cast<std::int64_t>(std::ceil(wg_rows / 64) * std::ceil(d / pv_n) * std::ceil(bn / k_inst));
   const double scores = wg_rows * bn / 128, outputs = wg_rows * d / 128;  // per consumer thread
   const SoftmaxCost cost = softmax_cost(s.family);
-  const auto n = static_cast<std::size_t>(shape.n_iters);
+  const auto stages = static_cast<std::size_t>(s.stages);
 
-  const int ld_q = b.add(memory_node("ldQ", NodeKind::load, MemEngine::tma, producer, valid_rows * d * e, t_q,
-                                     {param(p_bh), param(p_m_block), {}}));
-  std::vector<int> ld_k(n), ld_v(n);
-  for (std::size_t j = 0; j < n; ++j) {
-    ld_k[j] = b.add(memory_node(fmt::format("ldK_{}", j), NodeKind::load, MemEngine::tma, producer, bn * d * e, t_k,
-                                {param(p_bkv), param(p_n_start, static_cast<std::int64_t>(j)), {}}));
-    ld_v[j] = b.add(memory_node(fmt::format("ldV_{}", j), NodeKind::load, MemEngine::tma, producer, bn * d * e, t_v,
-                                {param(p_bkv), param(p_n_start, static_cast<std::int64_t>(j)), {}}));
-  }
   std::vector<Consumer> cons(static_cast<std::size_t>(wgs));
-  for (int w = 0; w < wgs; ++w) {
-    auto& c = cons[static_cast<std::size_t>(w)];
-    c.role = b.role(fmt::format("consumer{}", w), 4 * (w + 1), 4);
-    for (std::size_t j = 0; j < n; ++j) {
-      const bool masked = static_cast<std::int64_t>(j) >= shape.n_iters - shape.masked;
-      c.s.push_back(b.add(mma_node(fmt::format("S{}_{}", w, j), c.role, TensorInst::wgmma, p.dtype,
-                                   {64, static_cast<int>(bn), k_inst}, s_count)));
-      // Row max, then the rest of the SIMT work, then the exponentials (the row sum needs them):
-      // one warp's instructions in order (softmax.h).
-      const double fp32 = scores * (cost.fp32_per_score - cost.max_per_score + (masked ? cost.mask_per_score : 0.0)) +
-                          outputs * cost.fp32_per_output + cost.per_block;
-      graph::Node max_node = simt_node(fmt::format("max{}_{}", w, j), c.role, scores * cost.max_per_score, 128);
-      max_node.cycles = Cycles{max_chain_cycles};
-      const int mx = b.add(max_node);
-      const int smx = b.add(simt_node(fmt::format("softmax{}_{}", w, j), c.role, fp32, 128));
-      const int exp = b.add(simt_node(fmt::format("exp{}_{}", w, j), c.role, scores * cost.sfu_per_score, 128, SimtPipe::sfu));
-      c.max.push_back(mx);
-      c.softmax.push_back(smx);
-      c.exp.push_back(exp);
-      c.pv.push_back(b.add(mma_node(fmt::format("PV{}_{}", w, j), c.role, TensorInst::wgmma, p.dtype, {64, pv_n, k_inst},
-                                    pv_count)));
-      b.edge(ld_k[j], c.s[j]);
-      if (j == 0) b.edge(ld_q, c.s[j]);
-      b.edge(c.s[j], mx);
-      b.edge(mx, smx);
-      b.edge(smx, exp);
-      if (j > 0) b.order(c.exp[j - 1], mx);  // running row max and sum
-      b.edge(exp, c.pv[j]);
-      b.edge(ld_v[j], c.pv[j]);
-      if (j > 0) {
-        b.order(c.pv[j - 1], c.pv[j]);  // same O accumulators
-        if (s.intra_warpgroup_overlap) {
-          b.order(c.s[j], c.pv[j - 1]);  // S_j is issued first, PV_{j-1} overlaps softmax_j
-          b.order(c.exp[j - 1], c.s[j]);
-        } else {
-          b.order(c.pv[j - 1], c.s[j]);
+  for (int w = 0; w < wgs; ++w) cons[static_cast<std::size_t>(w)].role = b.role(fmt::format("consumer{}", w), 4 * (w + 1), 4);
+  std::vector<int> ld_k, ld_v;  // every K/V block the CTA loads, in ring order
+  int prev_tile_end = -1;       // the previous tile's last exp section / GEMM turn (ping-pong chains)
+  for (std::size_t tile = 0; tile < shapes.size(); ++tile) {
+    const TemplateShape& shape = shapes[tile];
+    const int t = static_cast<int>(tile);
+    const std::string pre = shapes.size() > 1 ? fmt::format("t{}_", tile) : "";
+    const double valid_rows = static_cast<double>(shape.rows);
+    const std::size_t first = ld_k.size();  // the tile's first block in the CTA's ring order
+    const std::size_t n = first + static_cast<std::size_t>(shape.n_iters);
+
+    const int ld_q = b.add(memory_node(pre + "ldQ", NodeKind::load, MemEngine::tma, producer, valid_rows * d * e, t_q,
+                                       {param(p_bh, 0, t), param(p_m_block, 0, t), {}}));
+    // One Q buffer: a persistent CTA's next Q is loaded once every warpgroup has released it,
+    // which cuDNN's consumers do after their tile's last PV GEMM (the SASS: the Q-empty mbarrier
+    // arrive follows the block loop's last WARPGROUP.DEPBAR, before the epilogue).
+    for (const auto& c : cons) {
+      if (tile > 0) b.order(first > 0 ? c.pv[first - 1] : c.staging, ld_q);
+    }
+    for (std::size_t j = first; j < n; ++j) {
+      const auto jj = static_cast<std::int64_t>(j - first);
+      ld_k.push_back(b.add(memory_node(fmt::format("{}ldK_{}", pre, jj), NodeKind::load, MemEngine::tma, producer,
+                                       bn * d * e, t_k, {param(p_bkv, 0, t), param(p_n_start, jj, t), {}})));
+      ld_v.push_back(b.add(memory_node(fmt::format("{}ldV_{}", pre, jj), NodeKind::load, MemEngine::tma, producer,
+                                       bn * d * e, t_v, {param(p_bkv, 0, t), param(p_n_start, jj, t), {}})));
+    }
+    for (int w = 0; w < wgs; ++w) {
+      auto& c = cons[static_cast<std::size_t>(w)];
+      for (std::size_t j = first; j < n; ++j) {
+        const auto jj = static_cast<std::int64_t>(j - first);
+        const bool masked = jj >= shape.n_iters - shape.masked;
+        c.s.push_back(b.add(mma_node(fmt::format("{}S{}_{}", pre, w, jj), c.role, TensorInst::wgmma, p.dtype,
+                                     {64, static_cast<int>(bn), k_inst}, s_count)));
+        // Row max, then the rest of the SIMT work, then the exponentials (the row sum needs them):
+        // one warp's instructions in order (softmax.h).
+        const double fp32 = scores * (cost.fp32_per_score - cost.max_per_score + (masked ? cost.mask_per_score : 0.0)) +
+                            outputs * cost.fp32_per_output + cost.per_block;
+        graph::Node max_node = simt_node(fmt::format("{}max{}_{}", pre, w, jj), c.role, scores * cost.max_per_score, 128);
+        max_node.cycles = Cycles{max_chain_cycles};
+        const int mx = b.add(max_node);
+        const int smx = b.add(simt_node(fmt::format("{}softmax{}_{}", pre, w, jj), c.role, fp32, 128));
+        const int exp =
+            b.add(simt_node(fmt::format("{}exp{}_{}", pre, w, jj), c.role, scores * cost.sfu_per_score, 128, SimtPipe::sfu));
+        c.max.push_back(mx);
+        c.softmax.push_back(smx);
+        c.exp.push_back(exp);
+        c.pv.push_back(b.add(mma_node(fmt::format("{}PV{}_{}", pre, w, jj), c.role, TensorInst::wgmma, p.dtype,
+                                      {64, pv_n, k_inst}, pv_count)));
+        b.edge(ld_k[j], c.s[j]);
+        if (j == first) {
+          b.edge(ld_q, c.s[j]);
+          b.order(c.staging, c.s[j]);  // the warpgroup's previous tile's epilogue comes first
+        }
+        b.edge(c.s[j], mx);
+        b.edge(mx, smx);
+        b.edge(smx, exp);
+        if (j > first) b.order(c.exp[j - 1], mx);  // running row max and sum
+        b.edge(exp, c.pv[j]);
+        b.edge(ld_v[j], c.pv[j]);
+        if (j > first) {
+          b.order(c.pv[j - 1], c.pv[j]);  // same O accumulators
+          if (s.intra_warpgroup_overlap) {
+            b.order(c.s[j], c.pv[j - 1]);  // S_j is issued first, PV_{j-1} overlaps softmax_j
+            b.order(c.exp[j - 1], c.s[j]);
+          } else {
+            b.order(c.pv[j - 1], c.s[j]);
+          }
         }
       }
     }
-  }
-  // Ping-pong on the exponentials (cuDNN): warpgroup w+1's exp section (the softmax after the row
-  // max, and the exponentials) of block j after warpgroup w's; warpgroup 0's of j+1 after the
-  // last warpgroup's of j.
-  if (s.pingpong && s.pingpong_exp && wgs > 1) {
-    for (std::size_t j = 0; j < n; ++j) {
-      for (int w = 1; w < wgs; ++w) {
-        b.order(cons[static_cast<std::size_t>(w - 1)].exp[j], cons[static_cast<std::size_t>(w)].softmax[j]);
+    // Ping-pong on the exponentials (cuDNN): warpgroup w+1's exp section (the softmax after the
+    // row max, and the exponentials) of block j after warpgroup w's; warpgroup 0's of j+1 after
+    // the last warpgroup's of j (and of a persistent CTA's next tile after its previous tile's).
+    if (s.pingpong && s.pingpong_exp && wgs > 1) {
+      for (std::size_t j = first; j < n; ++j) {
+        for (int w = 1; w < wgs; ++w) {
+          b.order(cons[static_cast<std::size_t>(w - 1)].exp[j], cons[static_cast<std::size_t>(w)].softmax[j]);
+        }
+        b.order(j == first ? prev_tile_end : cons.back().exp[j - 1], cons.front().softmax[j]);
       }
-      if (j + 1 < n) b.order(cons.back().exp[j], cons.front().softmax[j + 1]);
+      if (n > first) prev_tile_end = cons.back().exp[n - 1];
     }
-  }
-  // Ping-pong on the GEMMs (FA3): warpgroup w+1's GEMMs of block j after warpgroup w's; warpgroup
-  // 0's GEMMs of j+1 after the last warpgroup's of j.
-  if (s.pingpong && !s.pingpong_exp && wgs > 1) {
-    for (std::size_t j = 0; j < n; ++j) {
-      for (int w = 1; w < wgs; ++w) {
-        const auto& prev = cons[static_cast<std::size_t>(w - 1)];
-        const auto& cur = cons[static_cast<std::size_t>(w)];
-        b.order(prev.last_gemm(j, s.intra_warpgroup_overlap), cur.s[j]);
+    // Ping-pong on the GEMMs (FA3): warpgroup w+1's GEMMs of block j after warpgroup w's;
+    // warpgroup 0's GEMMs of j+1 after the last warpgroup's of j.
+    if (s.pingpong && !s.pingpong_exp && wgs > 1) {
+      for (std::size_t j = first; j < n; ++j) {
+        for (int w = 1; w < wgs; ++w) {
+          const auto& prev = cons[static_cast<std::size_t>(w - 1)];
+          const auto& cur = cons[static_cast<std::size_t>(w)];
+          b.order(prev.last_gemm(j, first, s.intra_warpgroup_overlap), cur.s[j]);
+        }
+        b.order(j == first ? prev_tile_end : cons.back().last_gemm(j - 1, first, s.intra_warpgroup_overlap),
+                cons.front().s[j]);
       }
-      if (j + 1 < n) b.order(cons.back().last_gemm(j, s.intra_warpgroup_overlap), cons.front().s[j + 1]);
+      if (n > first) prev_tile_end = cons.back().last_gemm(n - 1, first, s.intra_warpgroup_overlap);
     }
-  }
-  // Stage release: the producer refills slot (j mod stages) once every warpgroup is done with it.
-  for (std::size_t j = static_cast<std::size_t>(s.stages); j < n; ++j) {
-    for (const auto& c : cons) {
-      b.order(c.s[j - static_cast<std::size_t>(s.stages)], ld_k[j]);
-      b.order(c.pv[j - static_cast<std::size_t>(s.stages)], ld_v[j]);
+    // Stage release: the producer refills slot (j mod stages) once every warpgroup is done with
+    // it (the ring runs on across a persistent CTA's tiles).
+    for (std::size_t j = std::max(first, stages); j < n; ++j) {
+      for (const auto& c : cons) {
+        b.order(c.s[j - stages], ld_k[j]);
+        b.order(c.pv[j - stages], ld_v[j]);
+      }
     }
-  }
-  // Epilogue per warpgroup.
-  int prev_store = -1;
-  for (int w = 0; w < wgs; ++w) {
-    const auto& c = cons[static_cast<std::size_t>(w)];
-    const double rows = std::clamp(valid_rows - w * wg_rows, 0.0, wg_rows);
-    const int cvt = b.add(simt_node(fmt::format("epilogue{}", w), c.role, outputs * kEpiloguePerOutput, 128));
-    b.edge(n > 0 ? c.pv.back() : ld_q, cvt);
-    const int stage = b.add(smem_node(fmt::format("stsmO{}", w), c.role, rows * d * e));
-    b.edge(cvt, stage);
-    const int st = s.split_kernel
-                       ? b.add(memory_node(fmt::format("stOpartial{}", w), NodeKind::store, MemEngine::tma, c.role,
-                                           rows * d * 4.0 + rows * 4.0, t_partial,
-                                           {param(p_bh), param(p_m_block, w), param(p_n_start)}))
-                       : b.add(memory_node(fmt::format("stO{}", w), NodeKind::store, MemEngine::tma, c.role, rows * d * e,
-                                           t_o, {param(p_bh), param(p_m_block), graph::Coord{-1, w}}));
-    b.edge(stage, st);
-    b.order(prev_store, st);
-    prev_store = st;
+    // Epilogue per warpgroup.
+    int prev_store = -1;
+    for (int w = 0; w < wgs; ++w) {
+      auto& c = cons[static_cast<std::size_t>(w)];
+      const double rows = std::clamp(valid_rows - w * wg_rows, 0.0, wg_rows);
+      const int cvt = b.add(simt_node(fmt::format("{}epilogue{}", pre, w), c.role, outputs * kEpiloguePerOutput, 128));
+      b.edge(n > first ? c.pv.back() : ld_q, cvt);
+      if (n == first) b.order(c.staging, cvt);
+      const int stage = b.add(smem_node(fmt::format("{}stsmO{}", pre, w), c.role, rows * d * e));
+      b.edge(cvt, stage);
+      b.order(c.store, stage);  // the staging buffer is free once the previous tile's store read it
+      const int st = s.split_kernel
+                         ? b.add(memory_node(fmt::format("{}stOpartial{}", pre, w), NodeKind::store, MemEngine::tma, c.role,
+                                             rows * d * 4.0 + rows * 4.0, t_partial,
+                                             {param(p_bh, 0, t), param(p_m_block, w, t), param(p_n_start, 0, t)}))
+                         : b.add(memory_node(fmt::format("{}stO{}", pre, w), NodeKind::store, MemEngine::tma, c.role,
+                                             rows * d * e, t_o, {param(p_bh, 0, t), param(p_m_block, 0, t), graph::Coord{-1, w}}));
+      b.edge(stage, st);
+      b.order(prev_store, st);
+      prev_store = st;
+      c.staging = stage;
+      c.store = st;
+    }
   }
   return b.take();
 }
@@ -187,8 +219,17 @@ graph::Kernel build_ws_kernel(const Problem& p, const Schedule& s, const Tiling&
                                  k.cta.shared_memory.value, spec.name, spec.sm.shared_memory_per_cta.value));
   const double scores = static_cast<double>(fitted.block_m) / fitted.consumer_warpgroups * fitted.block_n / 128;
   const double max_chain = row_max_chain_cycles(fitted.block_n, spec, scores * softmax_cost(fitted.family).max_per_score);
-  fill_attention_grid(k, cta_work(p, fitted, t),
-                      [&](const TemplateShape& shape) { return build_template(p, fitted, shape, max_chain); });
+  const auto work = cta_work(p, fitted, t);
+  if (fitted.persistent) {
+    // One CTA per SM (the register file above holds one; cuDNN's launch records: grid = 132).
+    const auto ctas = static_cast<std::int64_t>(spec.sm.count);
+    fill_persistent_grid(k, persistent_assignment(work, ctas),
+                         [&](const std::vector<TemplateShape>& shapes) { return build_template(p, fitted, shapes, max_chain); });
+  } else {
+    fill_attention_grid(k, work, [&](const TemplateShape& shape) {
+      return build_template(p, fitted, std::vector<TemplateShape>{shape}, max_chain);
+    });
+  }
   return k;
 }
 

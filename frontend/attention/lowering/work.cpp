@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <queue>
 #include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -89,6 +91,45 @@ void fill_attention_grid(graph::Kernel& k, const std::vector<CtaWork>& work, con
     auto& g = k.grid.back();
     ++g.count;
     g.params.insert(g.params.end(), {w.bh, w.bkv, w.m_block, w.n_start});
+  }
+}
+
+std::vector<std::vector<CtaWork>> persistent_assignment(const std::vector<CtaWork>& work, std::int64_t ctas) {
+  const auto n = static_cast<std::size_t>(std::clamp<std::int64_t>(ctas, 1, std::max<std::int64_t>(1, static_cast<std::int64_t>(work.size()))));
+  std::vector<std::vector<CtaWork>> out(n);
+  // (time the CTA is free, CTA): the smallest first.
+  std::priority_queue<std::pair<std::int64_t, std::size_t>, std::vector<std::pair<std::int64_t, std::size_t>>, std::greater<>> free_at;
+  for (std::size_t c = 0; c < n; ++c) free_at.emplace(0, c);
+  for (const auto& w : work) {
+    auto [t, c] = free_at.top();
+    free_at.pop();
+    out[c].push_back(w);
+    free_at.emplace(t + w.n_iters + 1, c);
+  }
+  return out;
+}
+
+void fill_persistent_grid(graph::Kernel& k, const std::vector<std::vector<CtaWork>>& ctas, const SequenceBuilder& build) {
+  std::map<std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>, int> index_of;
+  for (const auto& tiles : ctas) {
+    std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> key;
+    std::vector<TemplateShape> shapes;
+    for (const auto& w : tiles) {
+      key.emplace_back(w.n_iters, w.masked, w.rows);
+      shapes.push_back(TemplateShape{w.n_iters, w.masked, w.rows});
+    }
+    auto [it, inserted] = index_of.try_emplace(key, static_cast<int>(k.templates.size()));
+    if (inserted) {
+      k.templates.push_back(build(shapes));
+      k.templates.back().name = fmt::format("persistent{}_{}tiles", it->second, tiles.size());
+    }
+    const int width = kParams * static_cast<int>(tiles.size());
+    if (k.grid.empty() || k.grid.back().template_index != it->second) {
+      k.grid.push_back(graph::CtaGroup{it->second, 0, width, {}});
+    }
+    auto& g = k.grid.back();
+    ++g.count;
+    for (const auto& w : tiles) g.params.insert(g.params.end(), {w.bh, w.bkv, w.m_block, w.n_start});
   }
 }
 

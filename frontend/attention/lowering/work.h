@@ -50,9 +50,19 @@ using ShapeBuilder = std::function<graph::CtaTemplate(const TemplateShape&)>;
 // Builds one template per distinct shape and the grid (CtaGroups with kParams params each).
 void fill_attention_grid(graph::Kernel& k, const std::vector<CtaWork>& work, const ShapeBuilder& build);
 
+// Persistent kernels: the tiles (in launch order) handed to `ctas` CTAs, each tile to the CTA that
+// is free first, as a tile scheduler's atomic counter does; a tile's time is estimated as its KV
+// blocks + 1 (ties: the lowest CTA). Equal tiles go round robin.
+std::vector<std::vector<CtaWork>> persistent_assignment(const std::vector<CtaWork>& work, std::int64_t ctas);
+
+using SequenceBuilder = std::function<graph::CtaTemplate(const std::vector<TemplateShape>&)>;
+// One template per distinct sequence of tile shapes; a CTA's tile i reads params i * kParams ...
+void fill_persistent_grid(graph::Kernel& k, const std::vector<std::vector<CtaWork>>& ctas, const SequenceBuilder& build);
+
 void declare_attention_tensors(graph::Kernel& k, const Problem& p, const Tiling& t);
 
-inline graph::Coord param(Param p, std::int64_t offset = 0) { return graph::Coord{p, offset}; }
+// Tile `tile`'s param p (persistent CTAs hold kParams params per tile).
+inline graph::Coord param(Param p, std::int64_t offset = 0, int tile = 0) { return graph::Coord{tile * kParams + p, offset}; }
 
 // FlashAttention-2's split-KV heuristic (flash_api.cpp, num_splits_heuristic): 1 when the
 // (batch x heads x m-block) tiles nearly fill `slots` (0.8x); else the smallest split count whose

@@ -6,6 +6,7 @@
 #include "frontend/attention/lowering/softmax.h"
 #include "frontend/attention/lowering/work.h"
 #include "frontend/attention/request.h"
+#include "frontend/attention/schedule.h"
 #include "sim/engine/simulate.h"
 #include "sim/graph/validate.h"
 #include "sim/hw/spec_json.h"
@@ -180,6 +181,72 @@ TEST(AttentionLowering, LongestFirstLaunchesTheLastQueryBlocksFirst) {
   EXPECT_EQ(w.front().m_block, 3);
   EXPECT_EQ(w.front().n_iters, 4);
   EXPECT_EQ(w.back().n_iters, 1);
+}
+
+TEST(AttentionLowering, PersistentTilesGoToTheCtaFreeFirst) {
+  // Tile time estimate: KV blocks + 1. Two CTAs, tiles of 4, 1, 1, 1, 4 blocks in launch order:
+  // CTA 0 takes tile 0 (free at 5), CTA 1 tiles 1, 2, 3 (free at 2, 4, 6), CTA 0 then tile 4.
+  std::vector<CtaWork> work(5);
+  const std::int64_t blocks[] = {4, 1, 1, 1, 4};
+  for (std::size_t i = 0; i < work.size(); ++i) {
+    work[i].n_iters = blocks[i];
+    work[i].m_block = static_cast<std::int64_t>(i);
+  }
+  const auto ctas = persistent_assignment(work, 2);
+  ASSERT_EQ(ctas.size(), 2u);
+  ASSERT_EQ(ctas[0].size(), 2u);
+  EXPECT_EQ(ctas[0][1].m_block, 4);
+  ASSERT_EQ(ctas[1].size(), 3u);
+  EXPECT_EQ(ctas[1][2].m_block, 3);
+  // Equal tiles go round robin; never more CTAs than tiles.
+  std::vector<CtaWork> equal(7);
+  for (std::size_t i = 0; i < equal.size(); ++i) equal[i].m_block = static_cast<std::int64_t>(i);
+  const auto rr = persistent_assignment(equal, 3);
+  EXPECT_EQ(rr[0].size(), 3u);
+  EXPECT_EQ(rr[1][1].m_block, 4);
+  EXPECT_EQ(persistent_assignment(equal, 100).size(), 7u);
+}
+
+TEST(AttentionLowering, CudnnKernelsArePersistentAndPrefetchTheNextTile) {
+  const auto spec = gpu("h200");
+  const Problem p = prefill(32, 16, 512, 128, false);
+  Schedule s = default_schedule(p, Family::cudnn, spec);
+  ASSERT_TRUE(s.persistent);
+  const auto l = lower_attention(p, s, spec);
+  graph::validate_tile_graph(l.graph, "test");
+  const auto& k = l.graph.kernels[0];
+  EXPECT_EQ(k.cta_count(), spec.sm.count);  // the launch records: grid = 132
+  // 2048 tiles of 4 KV blocks: every tile's nodes are there, spread over the persistent CTAs.
+  Schedule single = s;
+  single.persistent = false;
+  const auto ls = lower_attention(p, single, spec);
+  const auto node_executions = [](const graph::Kernel& kk) {
+    std::int64_t n = 0;
+    for (const auto& g : kk.grid) n += g.count * static_cast<std::int64_t>(kk.templates[static_cast<std::size_t>(g.template_index)].nodes.size());
+    return n;
+  };
+  EXPECT_EQ(ls.graph.kernels[0].cta_count(), 32 * 16 * 4);
+  EXPECT_EQ(node_executions(k), node_executions(ls.graph.kernels[0]));
+  // The next tile's Q is loaded once both warpgroups' last PV of the tile released it (cuDNN's
+  // SASS), and its first S waits for the warpgroup's previous epilogue.
+  const auto& t = k.templates[0];
+  EXPECT_TRUE(has_edge(t, "t0_PV0_3", "t1_ldQ"));
+  EXPECT_TRUE(has_edge(t, "t0_PV1_3", "t1_ldQ"));
+  EXPECT_TRUE(has_edge(t, "t0_stsmO0", "t1_S0_0"));
+  // Overlapping a tile's start-up with its neighbours' is faster than a CTA per tile, and the
+  // persistent kernel keeps the invariants: fewer SMs never faster, more bandwidth never slower.
+  const double persistent = simulate_us(p, s, spec);
+  EXPECT_LT(persistent, simulate_us(p, single, spec));
+  auto fewer = spec;
+  fewer.sm.count = spec.sm.count - 16;
+  EXPECT_GE(simulate_us(p, s, fewer), persistent * 0.9999);
+  auto wide = spec;
+  wide.hbm.bandwidth = BytesPerSecond{spec.hbm.bandwidth.value * 2};
+  EXPECT_LE(simulate_us(p, s, wide), persistent * 1.0001);
+  // Only the warp-specialised families are modelled persistent.
+  EXPECT_THROW(schedule_from_json(nlohmann::json{{"family", "fa2"}, {"persistent", true}}, "s.json"), InputError);
+  EXPECT_TRUE(schedule_from_json(nlohmann::json{{"family", "cudnn"}, {"persistent", true}}, "s.json").persistent);
+  EXPECT_EQ(to_json(s).at("persistent"), true);
 }
 
 TEST(AttentionLowering, SplitHeuristicMatchesTheMeasuredLaunch) {
