@@ -19,7 +19,11 @@
 // the RS GEMM's throughput; MODE 2 the same stream with A from shared memory (SS). MODE 3 runs
 // the softmax alone (no GEMMs; the scores are refreshed by one FFMA each per block); MODE 4 runs
 // the full block with the softmax in warpgroup 0 only. SOFTMAX = 2 keeps only the exponentials
-// and the row sum (no max, no O rescale); SOFTMAX = 3 everything but the exponentials.
+// and the row sum (no max, no O rescale); SOFTMAX = 3 everything but the exponentials. MODE 5 and
+// 6 run the full block plus, after the softmax, bookkeeping of the kind cuDNN's kernels issue per
+// block: MODE 5 a dependent chain of kExtraSteps x 3 integer operations on a warp-uniform value
+// (the loop counter and blockIdx: ptxas keeps it on the uniform datapath, UIMAD/ULOP3/USHF);
+// MODE 6 the same count of FFMAs on per-thread values (8 independent chains, FP32 pipe).
 //
 // attn_mma_kernel<D, ROWS, KEYS, SOFTMAX>: FlashAttention-2's warp loop (4 warps per CTA, 1 or
 // 2 CTAs per SM as launched; each warp ROWS query rows, KEYS keys per block, head dim D), per
@@ -64,6 +68,8 @@ __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
 __device__ __forceinline__ void named_sync(int id) { asm volatile("bar.sync %0, 256;" ::"r"(id) : "memory"); }
 __device__ __forceinline__ void named_arrive(int id) { asm volatile("bar.arrive %0, 256;" ::"r"(id) : "memory"); }
 
+constexpr int kExtraSteps = 32;  // MODE 5/6: 96 extra instructions per thread and block
+
 template <int D, int NWG, int SOFTMAX, bool PINGPONG, int MODE>
 __global__ void __launch_bounds__(128 * NWG, 1) attn_wgmma_kernel(int iters, long long* cycles, float* sink,
                                                                     unsigned long long* ns) {
@@ -91,6 +97,10 @@ __global__ void __launch_bounds__(128 * NWG, 1) attn_wgmma_kernel(int iters, lon
 #pragma unroll
     for (int r = 0; r < 4; ++r) p[t][r] = pack_bf16(0.5f, 0.25f);
   const float sl2 = 0.0883883f * 1.44269504f;  // 1/sqrt(128) * log2(e)
+  unsigned uacc = blockIdx.x;                  // MODE 5: warp-uniform bookkeeping state
+  float xf[8];                                 // MODE 6: per-thread FP32 bookkeeping state
+#pragma unroll
+  for (int i = 0; i < 8; ++i) xf[i] = 0.001f * (float)(threadIdx.x + i);
   if (PINGPONG && wg == 1) named_arrive(1);  // warpgroup 0 takes the first turn
   __syncthreads();
   unsigned long long g0, g1;
@@ -188,6 +198,17 @@ __global__ void __launch_bounds__(128 * NWG, 1) attn_wgmma_kernel(int iters, lon
       p[t][2] = pack_bf16(s[8 * t + 4], s[8 * t + 5]);
       p[t][3] = pack_bf16(s[8 * t + 6], s[8 * t + 7]);
     }
+    if constexpr (MODE == 5) {
+      unsigned u = uacc + (unsigned)it;
+#pragma unroll
+      for (int i = 0; i < kExtraSteps; ++i) u = (u ^ (u >> 7)) * 0x9E3779B1u + (unsigned)i;
+      uacc = u;
+    } else if constexpr (MODE == 6) {
+#pragma unroll
+      for (int i = 0; i < kExtraSteps * 3 / 8; ++i)
+#pragma unroll
+        for (int k = 0; k < 8; ++k) xf[k] = xf[k] * 0.9999f + 0.0001f;
+    }
     if constexpr (SOFTMAX && PINGPONG) named_arrive(2 - wg);
     if constexpr (MODE != 3) {
       // O += P V
@@ -204,9 +225,9 @@ __global__ void __launch_bounds__(128 * NWG, 1) attn_wgmma_kernel(int iters, lon
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g1));
   if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
   if (threadIdx.x == 0 && ns != nullptr) ns[blockIdx.x] = g1 - g0;
-  float e = l[0] + l[1] + m[0] + m[1];
+  float e = l[0] + l[1] + m[0] + m[1] + (uacc == 0x1234567u ? 1.f : 0.f);
 #pragma unroll
-  for (int t = 0; t < 8; ++t) e += __uint_as_float(p[t][0]);
+  for (int t = 0; t < 8; ++t) e += __uint_as_float(p[t][0]) + xf[t];
   keep_accumulators(o, sink, e);
 }
 

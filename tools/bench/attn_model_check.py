@@ -50,6 +50,8 @@ def graph(d, wgs, softmax, pingpong, blocks, sms=132, mode=""):
             fp32 = {1: 128 + 64 + 32 + d // 2, 2: 64 + 32, 3: 128 + 64 + 32 + d // 2}.get(kind, 32)
             if not gemms:
                 fp32 += 64  # the FFMA that refreshes each score
+            if mode == "xfp32":
+                fp32 += 96  # MODE 6: 96 FFMA of bookkeeping per thread and block
             sfu = {1: 66, 2: 64}.get(kind, 0)
             first = last = None
             if gemms:
@@ -76,6 +78,13 @@ def graph(d, wgs, softmax, pingpong, blocks, sms=132, mode=""):
                 ex = node(id=f"exp{w}_{j}", kind="simt", role=role, pipe="sfu", ops=sfu, threads=128)
                 edge(prev, ex)
                 prev = ex
+            if mode == "xuniform":
+                # MODE 5: a dependent chain of 32 x (shift-xor, multiply-add): ~70 integer
+                # instructions, each waiting for the previous (simt.latency 4 cycles)
+                ch = node(id=f"chain{w}_{j}", kind="simt", role=role, pipe="int32", ops=70, threads=128,
+                          cycles=f"{max(0.0, 64 * 4.0 - 70):.1f}cycles")
+                edge(prev, ch)
+                prev = ch
             c["exp"].append(prev)
             if gemms:
                 pv = node(id=f"PV{w}_{j}", kind="mma", role=role, inst="wgmma", dtype="bf16",
@@ -251,7 +260,8 @@ def main(argv):
         model = (t2 - t1) * mhz / n
         meas = float(r["value"])
         errs.append(abs(model - meas) / meas)
-        key = (CALIBRATED if mode != "nogemm" and sm else
+        key = ("wgmma loops with bookkeeping (calibration_attn_extra.csv)" if mode in ("xfp32", "xuniform") else
+               CALIBRATED if mode != "nogemm" and sm else
                "wgmma loops without GEMMs" if mode == "nogemm" else "wgmma loops without a softmax")
         groups.setdefault(key, []).append(errs[-1])
         print(f"{r['quantity']:<40} {meas:9.0f} {model:9.0f} {100 * (model - meas) / meas:+6.1f}%")

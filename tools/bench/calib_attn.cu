@@ -17,7 +17,8 @@
 // between barriers, %globaltimer alongside (their ratio is the SM's clock); the row is the median
 // over CTAs of the median of 3 launches after a warm-up.
 //
-// Usage: calib_attn [calibration_attn.csv] [mma]   (mma: only the FlashAttention-2 loops)
+// Usage: calib_attn [calibration_attn.csv] [mma|extra]   (mma: only the FlashAttention-2 loops;
+//        extra: the wgmma loops with 96 uniform-datapath or FP32 bookkeeping instructions per block)
 #include <string>
 
 #include "attn_kernels.h"
@@ -57,10 +58,10 @@ void run_wgmma(const Ctx& c) {
   const double mhz = effective_mhz(c, c.sms);
   const double per = cyc / iters;
   char q[96], m[700];
-  if (MODE == 0 || MODE == 3 || MODE == 4) {
+  if (MODE == 0 || MODE >= 3) {
     // tensor-core time per block at 4096 FLOP/clk/SM: S 64x128xD and PV 64xDx128 per warpgroup
     const double tensor = MODE == 3 ? 0.0 : NWG * 2.0 * (2.0 * 64 * 128 * D) / 4096.0;
-    const char* mode = MODE == 3 ? "_nogemm" : MODE == 4 ? "_wg0only" : "";
+    const char* mode = MODE == 3 ? "_nogemm" : MODE == 4 ? "_wg0only" : MODE == 5 ? "_xuniform" : MODE == 6 ? "_xfp32" : "";
     std::snprintf(q, sizeof q, "attn_wgmma_d%d_wg%d_softmax%d_pp%d%s", D, NWG, SOFTMAX, PP ? 1 : 0, mode);
     std::snprintf(m, sizeof m,
                   "SM cycles per KV block (128 keys) of %d consumer warpgroup(s) of 64 rows, head dim %d: S = %d x wgmma "
@@ -75,7 +76,12 @@ void run_wgmma(const Ctx& c) {
                                  : "bf16 conversion only",
                   MODE == 4 ? " (warpgroup 0 only; the others convert only)" : "",
                   PP ? " with named-barrier ping-pong after the row max" : "", D,
-                  MODE == 3 ? "; MODE nogemm: no GEMMs, each score refreshed by one FFMA per block" : "", tensor, c.sms,
+                  MODE == 3   ? "; MODE nogemm: no GEMMs, each score refreshed by one FFMA per block"
+                  : MODE == 5 ? "; after the softmax a dependent chain of 96 integer operations on a warp-uniform value "
+                                "(uniform datapath)"
+                  : MODE == 6 ? "; after the softmax 96 FFMA per thread in 8 independent chains (FP32 pipe)"
+                              : "",
+                  tensor, c.sms,
                   mhz);
     std::printf("  wgmma d=%-3d wg%d softmax%d pp%d%s: %8.1f clk per block (GEMMs %5.0f, %.0f%%), %4.0f MHz\n", D,
                 NWG, SOFTMAX, PP ? 1 : 0, mode, per, tensor, 100.0 * tensor / per, mhz);
@@ -182,6 +188,21 @@ void wgmma_set(const Ctx& c) {
   run_wgmma<D, 2, 0, false, 2>(c);
 }
 
+// Per-block bookkeeping next to the softmax: 96 uniform-datapath integer operations or 96 FFMAs
+// per thread (what cuDNN's kernels issue beside the softmax: 76 of their 130 per block are uniform).
+void extra_set(const Ctx& c) {
+  run_wgmma<64, 2, 1, false, 0>(c);
+  run_wgmma<64, 2, 1, false, 5>(c);
+  run_wgmma<64, 2, 1, false, 6>(c);
+  run_wgmma<64, 1, 1, false, 5>(c);
+  run_wgmma<64, 1, 1, false, 6>(c);
+  run_wgmma<128, 2, 1, false, 0>(c);
+  run_wgmma<128, 2, 1, false, 5>(c);
+  run_wgmma<128, 2, 1, false, 6>(c);
+  run_wgmma<128, 2, 1, true, 5>(c);
+  run_wgmma<128, 2, 1, true, 6>(c);
+}
+
 template <int D, int ROWS, int KEYS>
 void mma_set(const Ctx& c) {
   for (int per_sm : {1, 2}) {
@@ -200,6 +221,7 @@ void mma_set(const Ctx& c) {
 int main(int argc, char** argv) {
   const char* out = argc > 1 ? argv[1] : "calibration_attn.csv";
   const bool mma_only = argc > 2 && std::string(argv[2]) == "mma";
+  const bool extra_only = argc > 2 && std::string(argv[2]) == "extra";
   Ctx c{};
   c.sms = open_device0();
   CalibCsv csv(out);
@@ -208,6 +230,11 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&c.d_ns, 4 * c.sms * sizeof(unsigned long long)));
   CK(cudaMalloc(&c.d_sink, 4096 * sizeof(float)));
   std::printf("attention consumer loops (operands in shared memory)\n");
+  if (extra_only) {
+    extra_set(c);
+    std::printf("calib_attn done\n");
+    return 0;
+  }
   if (!mma_only) {
     wgmma_set<64>(c);
     wgmma_set<128>(c);

@@ -38,7 +38,8 @@
 //           after the first pass every request hits L2: the SM's bulk-copy bandwidth from L2.
 //   contig_l2_shareG  the same with the 132 CTAs reading only G distinct 128 KiB regions (CTA c
 //           region c mod G, G = 1 ... 132), as a GEMM's CTAs read the same A and B tiles at about
-//           the same time: whether the L2 serves shared reads faster than disjoint ones.
+//           the same time: whether the L2 serves shared reads faster than disjoint ones;
+//           contig_l2_shareG_rK with K = 16/32 KiB regions (footprint apart from sharing).
 //   *_tiny   8-128 KiB per CTA (1-16 requests of 8 KiB), 1 or 132 CTAs: a TMA kernel's fixed
 //           costs after a flush (descriptor fetch, barrier set-up, first-load latency).
 //   tiled_oob  the tiled stream with a tensor map of only 64 rows: all boxes but CTA 0's first
@@ -605,6 +606,11 @@ int main(int argc, char** argv) {
   for (int g : {1, 2, 4, 8, 16, 33, 66, nsm})
     for (int R : {64, 128})
       cfgs.push_back({"contig_l2_share" + std::to_string(g), false, nsm, 8, R, P16, true, 8 * MiB, ONE, 1, 0, 1, false, 0, 128 * 1024, 0, g});
+  // smaller regions (16/32 KiB): separates the number of SMs sharing a region from the footprint
+  for (long long kib : {16, 32})
+    for (int g : {8, 16, 33, nsm})
+      cfgs.push_back({"contig_l2_share" + std::to_string(g) + "_r" + std::to_string(kib), false, nsm, 8, 128, P16, true,
+                      8 * MiB, ONE, 1, 0, 1, false, 0, kib * 1024, 0, g});
   // tiny kernels: one to a few requests per CTA, to expose a TMA kernel's fixed costs (tensor-map
   // fetch, barrier set-up, the first load's latency) after an L2 flush
   for (long long kb : {8, 16, 32, 64, 128})

@@ -2,7 +2,8 @@
 # Builds calib_attn (tools/bench, Release, in /tmp) and times attention consumer loops with their
 # operands in shared memory (wgmma with P from registers, ping-pong; FlashAttention-2's mma.sync
 # loop at 1 and 2 CTAs per SM): docs/attention.md. Never changes GPU settings.
-#   OUT=... tools/bench/run_attn_calib.sh [mma]   (mma: only the FlashAttention-2 loops)
+#   OUT=... tools/bench/run_attn_calib.sh [mma|extra]   (mma: only the FlashAttention-2 loops;
+#   extra: the wgmma loops with uniform-datapath or FP32 bookkeeping -> calibration_attn_extra.csv)
 # Output ($OUT, default /tmp/attn_calib): calibration_attn.csv; calibration_attn_sass.csv (static
 # SASS opcode counts per kernel, sass_histogram.py), log.txt.
 source "$(dirname "$0")/run_common.sh"
@@ -12,4 +13,6 @@ BUILD=/tmp/tgsim_bench_attn
 bench_build "$BUILD" calib_attn
 cuobjdump --dump-sass "$BUILD/calib_attn" 2>/dev/null | python3 "$HERE/sass_histogram.py" attn_ > "$OUT/calibration_attn_sass.csv"
 wc -l "$OUT/calibration_attn_sass.csv"
-timeout 240 "$BUILD/calib_attn" "$OUT/calibration_attn.csv" $1 || exit 1
+CSV=calibration_attn.csv
+[ "${1:-}" = extra ] && CSV=calibration_attn_extra.csv
+timeout 240 "$BUILD/calib_attn" "$OUT/$CSV" $1 || exit 1
