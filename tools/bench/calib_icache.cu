@@ -1,0 +1,151 @@
+// calib_icache: what straight-line code costs a warp the first time it runs — instruction fetch.
+//
+// Why: a kernel measured after an L2 flush (as tgsim's validation traces are) starts with its
+// code in HBM, and FlashAttention-2's kernels are 64-86 KB of straight-line SASS whose warps
+// stall on instruction fetch in short causal runs (traces/h200/attention_short_ncu_*).
+// Kernel: each warp runs a straight-line body of S KiB (S * 1024 / 16 FFMA instructions from
+// inline PTX, 8 independent chains, so it could issue one per cycle) `reps` times in a loop;
+// clock64 around the loop, per warp. Variants:
+//   S = 2 ... 256 KiB; 1 warp or 4 warps (one per sub-partition) per CTA; 1 CTA on one SM, one
+//   CTA on each of the 132 SMs, or two per SM (dynamic shared memory forces the count);
+//   reps = 1 (each instruction fetched once) and 4 (the body re-run: what stays cached);
+//   flushed (256 MiB memset before the launch: the code is in HBM only), warm (the same kernel
+//   ran just before: the code is in L2, maybe still in the SM's instruction caches) or l2 (the
+//   same kernel, then 255 KiB of other code on every SM: the code in L2, the SMs' caches not).
+// Cycles per instruction = median over warps of the loop's cycles / (instructions x reps); 1.0
+// would be no fetch cost. Median of 5 launches after a warm-up.
+//
+// Usage: calib_icache [calibration_icache.csv]
+#include "common.h"
+
+using namespace bench;
+
+namespace {
+
+template <int STEPS>
+__global__ void __launch_bounds__(128) code_kernel(int reps, long long* cycles, float* sink) {
+  float a0 = threadIdx.x * 1e-3f, a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3, a4 = a0 + 4, a5 = a0 + 5, a6 = a0 + 6,
+        a7 = a0 + 7;
+  const float m = 0.9999f, c = 0.0001f;
+  __syncwarp();
+  const long long t0 = clock64();
+  for (int r = 0; r < reps; ++r) {
+#pragma unroll
+    for (int i = 0; i < STEPS; ++i) {
+      asm volatile(
+          "fma.rn.f32 %0, %0, %8, %9;\n\tfma.rn.f32 %1, %1, %8, %9;\n\tfma.rn.f32 %2, %2, %8, %9;\n\t"
+          "fma.rn.f32 %3, %3, %8, %9;\n\tfma.rn.f32 %4, %4, %8, %9;\n\tfma.rn.f32 %5, %5, %8, %9;\n\t"
+          "fma.rn.f32 %6, %6, %8, %9;\n\tfma.rn.f32 %7, %7, %8, %9;"
+          : "+f"(a0), "+f"(a1), "+f"(a2), "+f"(a3), "+f"(a4), "+f"(a5), "+f"(a6), "+f"(a7)
+          : "f"(m), "f"(c));
+    }
+  }
+  const long long t1 = clock64();
+  const int warp = threadIdx.x / 32;
+  if (threadIdx.x % 32 == 0) cycles[blockIdx.x * (blockDim.x / 32) + warp] = t1 - t0;
+  const float e = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
+  if (e == 12345.f) sink[threadIdx.x] = e;
+}
+
+struct Ctx {
+  CalibCsv* csv;
+  int sms;
+  long long* d_cyc;
+  float* d_sink;
+  void* flush;
+  size_t flush_bytes;
+  cudaEvent_t e0, e1;
+};
+
+enum class State { flushed, warm, l2 };
+
+template <int STEPS>
+void run(Ctx& c, int ctas_per_sm, int ctas, int threads, int reps, State state) {
+  const bool flushed = state == State::flushed;
+  auto k = code_kernel<STEPS>;
+  // Shared memory holds the CTAs-per-SM count: one CTA per SM above half of it, two below.
+  const int smem = ctas_per_sm == 1 ? 150 * 1024 : 100 * 1024;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  const int warps = ctas * threads / 32;
+  std::vector<double> per, worst, us;
+  std::vector<long long> cyc(warps);
+  for (int rep = 0; rep < 6; ++rep) {
+    if (flushed) {
+      CK(cudaMemsetAsync(c.flush, rep, c.flush_bytes));
+    } else {
+      k<<<ctas, threads, smem>>>(reps, c.d_cyc, c.d_sink);  // the code is now in L2
+      CKLAUNCH();
+      if (state == State::l2) {  // other code through every SM's instruction caches
+        code_kernel<2040><<<c.sms, 128>>>(1, c.d_cyc + 8 * c.sms, c.d_sink);
+        CKLAUNCH();
+      }
+    }
+    CK(cudaEventRecord(c.e0));
+    k<<<ctas, threads, smem>>>(reps, c.d_cyc, c.d_sink);
+    CKLAUNCH();
+    CK(cudaEventRecord(c.e1));
+    CK(cudaDeviceSynchronize());
+    if (rep == 0) continue;
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, c.e0, c.e1));
+    CK(cudaMemcpy(cyc.data(), c.d_cyc, warps * sizeof(long long), cudaMemcpyDeviceToHost));
+    std::vector<double> v(cyc.begin(), cyc.end());
+    per.push_back(median(v));
+    worst.push_back(vmax(v));
+    us.push_back(ms * 1e3);
+  }
+  const double insts = 8.0 * STEPS * reps;
+  const double kib = STEPS * 8 * 16 / 1024.0;
+  char q[128], m[800];
+  const char* sname = flushed ? "flushed" : state == State::warm ? "warm" : "l2";
+  std::snprintf(q, sizeof q, "icache_%gKiB_ctas%d_w%d_r%d_%s", kib, ctas, threads / 32, reps, sname);
+  std::snprintf(m, sizeof m,
+                "straight-line body of %g KiB (%d FFMA, 8 independent chains) run %d time(s) per warp; %d CTA(s) of %d "
+                "warp(s), %d per SM; %s; cycles per instruction = median over warps of clock64 cycles / (%g "
+                "instructions); worst warp %.0f cycles; kernel %.2f us (events); median of 5 launches after a warm-up "
+                "(tools/bench/calib_icache.cu)",
+                kib, 8 * STEPS, reps, ctas, threads / 32, ctas_per_sm,
+                flushed                ? "L2 flushed by a 256 MiB memset before the launch (code in HBM)"
+                : state == State::warm ? "the same kernel ran just before (code in L2)"
+                                       : "the same kernel ran, then 255 KiB of other code on every SM (code in L2, "
+                                         "not in the SMs' instruction caches)",
+                insts, median(worst), median(us));
+  c.csv->row(q, median(per) / insts, "cycles/instruction", m, 3);
+}
+
+template <int STEPS>
+void sweep(Ctx& c) {
+  for (State st : {State::flushed, State::warm, State::l2}) {
+    for (int reps : {1, 4}) {
+      run<STEPS>(c, 1, 1, 32, reps, st);
+      run<STEPS>(c, 1, c.sms, 32, reps, st);
+      run<STEPS>(c, 1, c.sms, 128, reps, st);
+      run<STEPS>(c, 2, 2 * c.sms, 128, reps, st);
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* out = argc > 1 ? argv[1] : "calibration_icache.csv";
+  Ctx c{};
+  c.sms = open_device0();
+  CalibCsv csv(out);
+  c.csv = &csv;
+  CK(cudaMalloc(&c.d_cyc, 12 * c.sms * 4 * sizeof(long long)));
+  CK(cudaMalloc(&c.d_sink, 128 * sizeof(float)));
+  c.flush_bytes = 256u << 20;
+  CK(cudaMalloc(&c.flush, c.flush_bytes));
+  CK(cudaEventCreate(&c.e0));
+  CK(cudaEventCreate(&c.e1));
+  std::printf("straight-line code: cycles per instruction by code size, warps, CTAs, re-runs, L2 state\n");
+  sweep<16>(c);    //   2 KiB
+  sweep<64>(c);    //   8 KiB
+  sweep<256>(c);   //  32 KiB
+  sweep<512>(c);   //  64 KiB
+  sweep<1024>(c);  // 128 KiB
+  sweep<2048>(c);  // 256 KiB
+  std::printf("calib_icache done\n");
+  return 0;
+}
