@@ -51,8 +51,9 @@ using ShapeBuilder = std::function<graph::CtaTemplate(const TemplateShape&)>;
 void fill_attention_grid(graph::Kernel& k, const std::vector<CtaWork>& work, const ShapeBuilder& build);
 
 // Persistent kernels: the tiles (in launch order) handed to `ctas` CTAs, each tile to the CTA that
-// is free first, as a tile scheduler's atomic counter does (cuDNN's sm90 kernels: ATOMG.ADD per tile); a tile's time is estimated as its KV
-// blocks + 1 (ties: the lowest CTA). Equal tiles go round robin.
+// is free first, as a tile scheduler's atomic counter does (cuDNN's sm90 kernels: one ATOMG.ADD per
+// tile); a tile's time is estimated as its KV blocks + 1 (ties: the lowest CTA). Equal tiles go
+// round robin.
 std::vector<std::vector<CtaWork>> persistent_assignment(const std::vector<CtaWork>& work, std::int64_t ctas);
 
 using SequenceBuilder = std::function<graph::CtaTemplate(const std::vector<TemplateShape>&)>;
