@@ -95,10 +95,12 @@ void fill_attention_grid(graph::Kernel& k, const std::vector<CtaWork>& work, con
 }
 
 std::vector<std::vector<CtaWork>> persistent_assignment(const std::vector<CtaWork>& work, std::int64_t ctas) {
-  const auto n = static_cast<std::size_t>(std::clamp<std::int64_t>(ctas, 1, std::max<std::int64_t>(1, static_cast<std::int64_t>(work.size()))));
+  const auto tiles = std::max<std::int64_t>(1, static_cast<std::int64_t>(work.size()));
+  const auto n = static_cast<std::size_t>(std::clamp<std::int64_t>(ctas, 1, tiles));
   std::vector<std::vector<CtaWork>> out(n);
   // (time the CTA is free, CTA): the smallest first.
-  std::priority_queue<std::pair<std::int64_t, std::size_t>, std::vector<std::pair<std::int64_t, std::size_t>>, std::greater<>> free_at;
+  using Slot = std::pair<std::int64_t, std::size_t>;
+  std::priority_queue<Slot, std::vector<Slot>, std::greater<>> free_at;
   for (std::size_t c = 0; c < n; ++c) free_at.emplace(0, c);
   for (const auto& w : work) {
     auto [t, c] = free_at.top();

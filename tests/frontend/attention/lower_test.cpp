@@ -222,7 +222,9 @@ TEST(AttentionLowering, CudnnKernelsArePersistentAndPrefetchTheNextTile) {
   const auto ls = lower_attention(p, single, spec);
   const auto node_executions = [](const graph::Kernel& kk) {
     std::int64_t n = 0;
-    for (const auto& g : kk.grid) n += g.count * static_cast<std::int64_t>(kk.templates[static_cast<std::size_t>(g.template_index)].nodes.size());
+    for (const auto& g : kk.grid) {
+      n += g.count * static_cast<std::int64_t>(kk.templates[static_cast<std::size_t>(g.template_index)].nodes.size());
+    }
     return n;
   };
   EXPECT_EQ(ls.graph.kernels[0].cta_count(), 32 * 16 * 4);
