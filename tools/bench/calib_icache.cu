@@ -14,8 +14,13 @@
 //   same kernel, then 255 KiB of other code on every SM: the code in L2, the SMs' caches not).
 // Cycles per instruction = median over warps of the loop's cycles / (instructions x reps); 1.0
 // would be no fetch cost. Median of 5 launches after a warm-up.
+// Two streams per sub-partition (`pair`): one CTA of 8 warps per SM, so each sub-partition holds
+// warps w and w + 4; both run the same body (same) or warps 4-7 a different body of the same size
+// (diverged, different code addresses): whether two instruction streams share the fetch path.
 //
-// Usage: calib_icache [calibration_icache.csv]
+// Usage: calib_icache [calibration_icache.csv] [pair]   (pair: only the two-stream rows)
+#include <string>
+
 #include "common.h"
 
 using namespace bench;
@@ -45,6 +50,40 @@ __global__ void __launch_bounds__(128) code_kernel(int reps, long long* cycles, 
   if (threadIdx.x % 32 == 0) cycles[blockIdx.x * (blockDim.x / 32) + warp] = t1 - t0;
   const float e = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
   if (e == 12345.f) sink[threadIdx.x] = e;
+}
+
+// The same straight-line body with the multiplier and addend swapped: the same size, other code.
+template <int STEPS>
+__device__ __forceinline__ void body_b(float& a0, float& a1, float& a2, float& a3, float& a4, float& a5, float& a6,
+                                       float& a7, float m, float c) {
+#pragma unroll
+  for (int i = 0; i < STEPS; ++i) {
+    asm volatile(
+        "fma.rn.f32 %0, %0, %9, %8;\n\tfma.rn.f32 %1, %1, %9, %8;\n\tfma.rn.f32 %2, %2, %9, %8;\n\t"
+        "fma.rn.f32 %3, %3, %9, %8;\n\tfma.rn.f32 %4, %4, %9, %8;\n\tfma.rn.f32 %5, %5, %9, %8;\n\t"
+        "fma.rn.f32 %6, %6, %9, %8;\n\tfma.rn.f32 %7, %7, %9, %8;"
+        : "+f"(a0), "+f"(a1), "+f"(a2), "+f"(a3), "+f"(a4), "+f"(a5), "+f"(a6), "+f"(a7)
+        : "f"(m), "f"(c));
+  }
+}
+
+template <int STEPS, bool DIVERGED>
+__global__ void __launch_bounds__(256) pair_kernel(int reps, long long* cycles, float* sink) {
+  float a0 = threadIdx.x * 1e-3f, a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3, a4 = a0 + 4, a5 = a0 + 5, a6 = a0 + 6,
+        a7 = a0 + 7;
+  const float m = 0.9999f, c = 0.0001f;
+  const int warp = threadIdx.x / 32;
+  __syncthreads();
+  const long long t0 = clock64();
+  if (DIVERGED && warp >= 4) {
+    for (int r = 0; r < reps; ++r) body_b<STEPS>(a0, a1, a2, a3, a4, a5, a6, a7, c, m);
+  } else {
+    for (int r = 0; r < reps; ++r) body_b<STEPS>(a0, a1, a2, a3, a4, a5, a6, a7, m, c);
+  }
+  const long long t1 = clock64();
+  if (threadIdx.x % 32 == 0) cycles[blockIdx.x * 8 + warp] = t1 - t0;
+  const float e = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
+  if (e == 12345.f) sink[threadIdx.x % 128] = e;
 }
 
 struct Ctx {
@@ -113,6 +152,45 @@ void run(Ctx& c, int ctas_per_sm, int ctas, int threads, int reps, State state) 
   c.csv->row(q, median(per) / insts, "cycles/instruction", m, 3);
 }
 
+template <int STEPS, bool DIVERGED>
+void run_pair(Ctx& c, int reps) {
+  auto k = pair_kernel<STEPS, DIVERGED>;
+  const int smem = 150 * 1024;  // one CTA per SM
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  std::vector<double> per;
+  std::vector<long long> cyc(8 * c.sms);
+  for (int rep = 0; rep < 6; ++rep) {
+    k<<<c.sms, 256, smem>>>(reps, c.d_cyc, c.d_sink);
+    CKLAUNCH();
+    CK(cudaDeviceSynchronize());
+    if (rep == 0) continue;
+    CK(cudaMemcpy(cyc.data(), c.d_cyc, cyc.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+    per.push_back(median(std::vector<double>(cyc.begin(), cyc.end())));
+  }
+  const double insts = 8.0 * STEPS * reps;
+  const double kib = STEPS * 8 * 16 / 1024.0;
+  char q[128], m[700];
+  std::snprintf(q, sizeof q, "icache_pair_%gKiB_%s_r%d", kib, DIVERGED ? "diverged" : "same", reps);
+  std::snprintf(m, sizeof m,
+                "one CTA of 8 warps per SM on %d SMs (two warps per sub-partition), each warp running a straight-line "
+                "body of %g KiB (%d FFMA, 8 independent chains) %d times; %s; cycles per instruction = median over "
+                "warps of clock64 cycles / %g instructions; the kernel ran just before (warm); median of 5 launches "
+                "after a warm-up (tools/bench/calib_icache.cu)",
+                c.sms, kib, 8 * STEPS, reps,
+                DIVERGED ? "warps 4-7 run a different body (other code addresses) than warps 0-3"
+                         : "all warps run the same body",
+                insts);
+  c.csv->row(q, median(per) / insts, "cycles/instruction", m, 3);
+}
+
+template <int STEPS>
+void pairs(Ctx& c) {
+  for (int reps : {1, 4}) {
+    run_pair<STEPS, false>(c, reps);
+    run_pair<STEPS, true>(c, reps);
+  }
+}
+
 template <int STEPS>
 void sweep(Ctx& c) {
   for (State st : {State::flushed, State::warm, State::l2}) {
@@ -140,12 +218,24 @@ int main(int argc, char** argv) {
   CK(cudaEventCreate(&c.e0));
   CK(cudaEventCreate(&c.e1));
   std::printf("straight-line code: cycles per instruction by code size, warps, CTAs, re-runs, L2 state\n");
+  if (argc > 2 && std::string(argv[2]) == "pair") {
+    pairs<64>(c);
+    pairs<128>(c);
+    pairs<256>(c);
+    pairs<512>(c);
+    std::printf("calib_icache done\n");
+    return 0;
+  }
   sweep<16>(c);    //   2 KiB
   sweep<64>(c);    //   8 KiB
   sweep<256>(c);   //  32 KiB
   sweep<512>(c);   //  64 KiB
   sweep<1024>(c);  // 128 KiB
   sweep<2048>(c);  // 256 KiB
+  pairs<64>(c);    //   8 KiB per body
+  pairs<128>(c);   //  16 KiB
+  pairs<256>(c);   //  32 KiB
+  pairs<512>(c);   //  64 KiB
   std::printf("calib_icache done\n");
   return 0;
 }
