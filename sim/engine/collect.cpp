@@ -16,7 +16,7 @@ std::string activity(const CompiledNode& n, bool hit) {
     case NodeKind::mma: return "mma (tensor pipe)";
     case NodeKind::load: return hit ? "load (L2 hit)" : "load (HBM)";
     case NodeKind::store: return "store";
-    case NodeKind::simt: return "simt";
+    case NodeKind::simt: return n.pipe == Pipe::fetch ? "instruction fetch" : "simt";
     case NodeKind::smem: return "shared-memory move";
     case NodeKind::signal: return "signal";
     case NodeKind::wait: return "wait for a signal";
@@ -32,6 +32,7 @@ std::string queue_label(const CompiledNode& n) {
     case Pipe::tensor: return "queued for the tensor pipe";
     case Pipe::simt: return "queued for the SIMT pipe";
     case Pipe::sfu: return "queued for the SFU pipe";
+    case Pipe::fetch: return "queued for instruction fetch";
     case Pipe::smem: return "queued for shared memory";
     default: return "queued";
   }

@@ -79,11 +79,17 @@ void compile_compute(CompiledNode& c, const graph::Node& n, const graph::Role& r
       auto [mask, most] = role_placement(role, std::min(warps, std::max(role.warps, 1)), sps);
       // Warps beyond the role's count (threads > role size) are spread the same way.
       const int warps_per_sp = std::max(most, (warps + sps - 1) / sps);
+      c.sub_partitions = mask;
+      if (n.pipe == graph::SimtPipe::fetch) {  // the warps' instruction fetch, not their execution
+        c.pipe = Pipe::fetch;
+        c.occupancy_cycles = warps_per_sp * n.ops * spec.sm.instruction_fetch_cycles.value;
+        c.latency_cycles = n.cycles.value;
+        break;
+      }
       const double lanes = n.pipe == graph::SimtPipe::sfu   ? spec.simt.sfu_lanes
                            : n.pipe == graph::SimtPipe::int32 ? spec.simt.int_lanes
                                                               : spec.simt.fp32_lanes;
       c.pipe = n.pipe == graph::SimtPipe::sfu ? Pipe::sfu : Pipe::simt;
-      c.sub_partitions = mask;
       c.occupancy_cycles = warps_per_sp * 32.0 * n.ops / (lanes / sps);
       c.latency_cycles = spec.simt.latency.value + n.cycles.value;
       break;

@@ -17,7 +17,7 @@ namespace tgsim::engine {
 // simt: the FP32/INT pipes; sfu: the special-function unit (MUFU: exp2, rcp), which issues
 // beside them (a softmax's exponentials overlap its FMAs).
 // remote: an NVLink transfer to or from a peer GPU (remote_put/remote_get; sim/engine/remote.cpp).
-enum class Pipe : std::uint8_t { none, tensor, simt, sfu, smem, memory, sync, remote };
+enum class Pipe : std::uint8_t { none, tensor, simt, sfu, fetch, smem, memory, sync, remote };
 
 struct CompiledNode {
   graph::NodeKind kind = graph::NodeKind::delay;

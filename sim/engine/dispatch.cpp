@@ -45,6 +45,7 @@ void Simulator::dispatch(CtaRun& c, std::int32_t node, TimePoint now) {
     case Pipe::tensor:
     case Pipe::simt:
     case Pipe::sfu:
+    case Pipe::fetch:
     case Pipe::smem: dispatch_compute(c, node, now); break;
     case Pipe::memory: dispatch_memory(c, node, now); break;
     case Pipe::sync: dispatch_sync(c, node, now); break;
@@ -67,7 +68,10 @@ void Simulator::dispatch_compute(CtaRun& c, std::int32_t node, TimePoint now) {
     sm.smem_busy_ps += static_cast<double>(n.occupancy.count());
   } else {
     // The node waits for every sub-partition it uses, then holds them all.
-    auto& free_at = n.pipe == Pipe::tensor ? sm.tensor_free : n.pipe == Pipe::sfu ? sm.sfu_free : sm.simt_free;
+    auto& free_at = n.pipe == Pipe::tensor ? sm.tensor_free
+                    : n.pipe == Pipe::sfu  ? sm.sfu_free
+                    : n.pipe == Pipe::fetch ? sm.fetch_free
+                                            : sm.simt_free;
     for (unsigned m = n.sub_partitions; m != 0; m &= m - 1) {
       const auto i = static_cast<std::size_t>(std::countr_zero(m));
       start = std::max(start, free_at[i]);

@@ -35,6 +35,7 @@ std::string_view to_string(SimtPipe p) {
     case SimtPipe::fp32: return "fp32";
     case SimtPipe::int32: return "int32";
     case SimtPipe::sfu: return "sfu";
+    case SimtPipe::fetch: return "fetch";
   }
   return "?";
 }

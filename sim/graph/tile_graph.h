@@ -42,7 +42,9 @@ enum class MemEngine {
 
 using TensorInst = tgsim::TensorInst;
 
-enum class SimtPipe { fp32, int32, sfu };
+// fetch: instruction fetch of code outside the SM's fast instruction cache (`ops` = instructions
+// per thread; one warp instruction takes sm.instruction_fetch_cycles of its sub-partition's path).
+enum class SimtPipe { fp32, int32, sfu, fetch };
 
 enum class EdgeKind { data, order };
 

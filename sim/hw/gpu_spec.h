@@ -73,6 +73,9 @@ struct SmSpec {
   // / shared_memory_bandwidth. Zero: charged by bytes like 16-byte copies.
   Cycles cp_async_4b_cycles;
   Cycles cp_async_8b_cycles;
+  // Cycles per warp instruction of a sub-partition's instruction fetch for code outside the SM's
+  // fast instruction cache (tile-graph simt nodes on the `fetch` pipe); 0: not modelled.
+  Cycles instruction_fetch_cycles;
   bool operator==(const SmSpec&) const = default;
 };
 

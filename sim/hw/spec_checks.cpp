@@ -99,6 +99,7 @@ void check_sm(const SmSpec& s, const ReadContext& ctx) {
   require_positive(ctx, "/sm/l2_bandwidth_per_sm", s.l2_bandwidth_per_sm.value);
   require_non_negative(ctx, "/sm/cp_async_4b_cycles", s.cp_async_4b_cycles.value);
   require_non_negative(ctx, "/sm/cp_async_8b_cycles", s.cp_async_8b_cycles.value);
+  require_non_negative(ctx, "/sm/instruction_fetch_cycles", s.instruction_fetch_cycles.value);
 }
 
 void check_gpc(const GpuSpec& spec, const ReadContext& ctx) {

@@ -88,6 +88,8 @@ nlohmann::json to_json(const GpuSpec& s) {
   w.set("sm", "l2_bandwidth_per_sm", format_bytes_per_cycle(s.sm.l2_bandwidth_per_sm.value));
   if (s.sm.cp_async_4b_cycles.value != 0) w.set("sm", "cp_async_4b_cycles", format_cycles(s.sm.cp_async_4b_cycles));
   if (s.sm.cp_async_8b_cycles.value != 0) w.set("sm", "cp_async_8b_cycles", format_cycles(s.sm.cp_async_8b_cycles));
+  if (s.sm.instruction_fetch_cycles.value != 0)
+    w.set("sm", "instruction_fetch_cycles", format_cycles(s.sm.instruction_fetch_cycles));
 
   w.set("gpc", "count", s.gpc.count);
   w.set("gpc", "sms_per_gpc", s.gpc.sms_per_gpc);

@@ -11,6 +11,12 @@
 // across its resident CTAs.
 // Epilogue: 1/rowsum and conversion, staging through shared memory, 128-bit stores; the split-KV
 // variant writes fp32 partial outputs and the log-sum-exp instead.
+// Instruction fetch (PyTorch's kernels, fa2 family): the kernel unrolls its first `masking steps`
+// iterations (1; causal: ceil(block_m / block_n), + 1 unless the lengths are tile multiples) and
+// its epilogue as straight-line code run once per CTA, 64-86 KB of SASS in all, beyond the SM's
+// fast instruction cache (calib_icache); a `fetch` node per such part holds the warps'
+// sub-partitions' fetch path for its instructions (sm.instruction_fetch_cycles each), and the
+// part cannot end before it. The loop body (about 20 KB) is taken as cached.
 #include <algorithm>
 #include <cmath>
 
@@ -33,7 +39,7 @@ using graph::NodeKind;
 using graph::SimtPipe;
 
 graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const TemplateShape& shape,
-                                  double max_chain_cycles) {
+                                  double max_chain_cycles, std::int64_t peeled) {
   frontend::TemplateBuilder b("tile");
   const int warps = s.warps;
   const int threads = 32 * warps;
@@ -59,6 +65,13 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Tem
 
   const int ld_q = b.add(memory_node("ldQ", NodeKind::load, MemEngine::cp_async, role, rows * d * e, t_q,
                                      {param(p_bh), param(p_m_block), {}}));
+  // Warp instructions of one iteration, for the instruction fetch of the unrolled ones: SIMT and
+  // SFU work, the MMAs, ldmatrix.x4 (512 B per warp instruction) and the 16-byte cp.async.
+  const auto iteration_instructions = [&](bool masked) {
+    return scores * (cost.fp32_per_score + cost.sfu_per_score + (masked ? cost.mask_per_score : 0.0)) +
+           outputs * cost.fp32_per_output + cost.per_block + static_cast<double>(s_mma + pv_mma) +
+           (lds_k + lds_v) / warps / 512.0 + 2.0 * kv_tile / (threads * 16.0);
+  };
   int prev_k_load = -1, prev_pv = -1, prev_softmax = -1, prev_exp = -1;
   if (shape.n_iters > 0) {
     prev_k_load = b.add(memory_node("ldK_0", NodeKind::load, MemEngine::cp_async, role, kv_tile, t_k,
@@ -105,6 +118,14 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Tem
     b.edge(ld_v, lsv);
     b.edge(exp, lsv);
     b.edge(lsv, pv);
+    // The unrolled iterations are the kernel's first, which walks the KV blocks from the last one
+    // (the diagonal and ragged blocks, the lowering's last j).
+    if (j >= shape.n_iters - peeled) {
+      const int fetch = b.add(simt_node(fmt::format("fetch_{}", j), role, iteration_instructions(masked), threads,
+                                        SimtPipe::fetch));
+      b.order(prev_pv, fetch);
+      b.order(fetch, pv);
+    }
     prev_pv = pv;
     prev_softmax = smx;
     prev_exp = exp;
@@ -121,16 +142,24 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Tem
   const int cvt = b.add(simt_node("epilogue", role, outputs * kEpiloguePerOutput, threads));
   b.edge(before, cvt);
   b.edge(ld_q, cvt);
+  int fetch_epilogue = -1;
+  if (peeled > 0) {  // the epilogue is straight-line code too: conversion, staging, stores
+    const double stores = 2.0 * rows * d * (s.split_kernel ? 4.0 : e) / (threads * 16.0);
+    fetch_epilogue = b.add(simt_node("fetch_epilogue", role, outputs * kEpiloguePerOutput + stores, threads, SimtPipe::fetch));
+    b.order(before, fetch_epilogue);
+  }
   if (s.split_kernel) {
     const int st = b.add(memory_node("stOpartial", NodeKind::store, MemEngine::plain, role, rows * d * 4.0 + rows * 4.0,
                                      t_partial, {param(p_bh), param(p_m_block), param(p_n_start)}));
     b.edge(cvt, st);
+    b.order(fetch_epilogue, st);
   } else {
     const int stage = b.add(smem_node("stsmO", role, 2.0 * rows * d * e));
     b.edge(cvt, stage);
     const int st = b.add(memory_node("stO", NodeKind::store, MemEngine::plain, role, rows * d * e, t_o,
                                      {param(p_bh), param(p_m_block), {}}));
     b.edge(stage, st);
+    b.order(fetch_epilogue, st);
   }
   return b.take();
 }
@@ -155,8 +184,15 @@ graph::Kernel build_fa2_kernel(const Problem& p, const Schedule& s, const Tiling
   const double warp_keys = s.warps_along_kv ? static_cast<double>(s.block_n) / s.warps : s.block_n;
   const double scores = static_cast<double>(s.block_m) * s.block_n / threads;
   const double max_chain = row_max_chain_cycles(warp_keys, spec, scores * softmax_cost(s.family).max_per_score);
+  // FlashAttention-2's unrolled masking steps (flash_fwd_kernel.h: n_masking_steps); only PyTorch's
+  // kernels (fa2) were profiled for their code (traces/h200/attention_short_ncu_sass.csv.gz).
+  std::int64_t peeled = 0;
+  if (s.family == Family::fa2 && spec.sm.instruction_fetch_cycles.value > 0) {
+    const bool even_mn = t.rows % s.block_m == 0 && p.seq_kv % s.block_n == 0 && p.head_dim <= 128;
+    peeled = !p.causal ? 1 : (s.block_m + s.block_n - 1) / s.block_n + (even_mn ? 0 : 1);
+  }
   fill_attention_grid(k, cta_work(p, s, t),
-                      [&](const TemplateShape& shape) { return build_template(p, s, shape, max_chain); });
+                      [&](const TemplateShape& shape) { return build_template(p, s, shape, max_chain, peeled); });
   return k;
 }
 

@@ -251,6 +251,33 @@ TEST(AttentionLowering, CudnnKernelsArePersistentAndPrefetchTheNextTile) {
   EXPECT_EQ(to_json(s).at("persistent"), true);
 }
 
+TEST(AttentionLowering, Fa2UnrolledIterationsFetchTheirCode) {
+  // PyTorch's flash kernels unroll their masking steps (1; causal with tile-multiple lengths:
+  // block_m / block_n = 2 for 128x64) and epilogue; those fetch their instructions.
+  const auto count_fetch = [](const graph::CtaTemplate& t) {
+    int n = 0;
+    for (const auto& node : t.nodes) n += node.kind == graph::NodeKind::simt && node.pipe == graph::SimtPipe::fetch;
+    return n;
+  };
+  const auto spec = gpu("h200");
+  const Problem causal = prefill(32, 16, 512, 128, true);  // enough CTAs: no split-KV
+  const auto lc = lower_attention(causal, default_schedule(causal, Family::fa2, spec), spec);
+  const auto& last = lc.graph.kernels[0].templates.back();  // the m block with all 8 KV blocks
+  EXPECT_EQ(count_fetch(last), 3);
+  EXPECT_TRUE(has_edge(last, "fetch_7", "PV_7"));
+  EXPECT_TRUE(has_edge(last, "PV_5", "fetch_6"));
+  const Problem plain = prefill(32, 16, 512, 128, false);
+  const auto lp = lower_attention(plain, default_schedule(plain, Family::fa2, spec), spec);
+  EXPECT_EQ(count_fetch(lp.graph.kernels[0].templates[0]), 2);  // one iteration and the epilogue
+  // No fetch nodes where the spec does not model it (A100 preset) or for other families.
+  const auto a100 = gpu("a100");
+  const auto la = lower_attention(plain, default_schedule(plain, Family::fa2, a100), a100);
+  EXPECT_EQ(count_fetch(la.graph.kernels[0].templates[0]), 0);
+  Schedule sm80 = default_schedule(plain, Family::fa2, spec);
+  sm80.family = Family::cudnn_sm80;
+  EXPECT_EQ(count_fetch(lower_attention(plain, sm80, spec).graph.kernels[0].templates[0]), 0);
+}
+
 TEST(AttentionLowering, SplitHeuristicMatchesTheMeasuredLaunch) {
   // H200 (132 SMs, 264 slots), decode b=1, 8 KV heads, 8192 keys in 128-key blocks: the profiler
   // recorded flash_fwd_splitkv_kernel with grid [1, 32, 8] (traces/h200/attention_kernel_info.csv).
