@@ -18,7 +18,10 @@
 // warps w and w + 4; both run the same body (same) or warps 4-7 a different body of the same size
 // (diverged, different code addresses): whether two instruction streams share the fetch path.
 //
-// Usage: calib_icache [calibration_icache.csv] [pair]   (pair: only the two-stream rows)
+// capacity: where the fast instruction cache ends: one stream of 24-56 KiB and two diverged
+// streams of 12-28 KiB each (24-56 KiB together), warm, 4 re-runs.
+//
+// Usage: calib_icache [calibration_icache.csv] [pair|capacity]   (only those rows)
 #include <string>
 
 #include "common.h"
@@ -218,6 +221,18 @@ int main(int argc, char** argv) {
   CK(cudaEventCreate(&c.e0));
   CK(cudaEventCreate(&c.e1));
   std::printf("straight-line code: cycles per instruction by code size, warps, CTAs, re-runs, L2 state\n");
+  if (argc > 2 && std::string(argv[2]) == "capacity") {
+    run<192>(c, 1, c.sms, 32, 4, State::warm);  // 24 KiB
+    run<320>(c, 1, c.sms, 32, 4, State::warm);  // 40 KiB
+    run<384>(c, 1, c.sms, 32, 4, State::warm);  // 48 KiB
+    run<448>(c, 1, c.sms, 32, 4, State::warm);  // 56 KiB
+    run_pair<96, true>(c, 4);                   // 2 x 12 KiB
+    run_pair<160, true>(c, 4);                  // 2 x 20 KiB
+    run_pair<192, true>(c, 4);                  // 2 x 24 KiB
+    run_pair<224, true>(c, 4);                  // 2 x 28 KiB
+    std::printf("calib_icache done\n");
+    return 0;
+  }
   if (argc > 2 && std::string(argv[2]) == "pair") {
     pairs<64>(c);
     pairs<128>(c);
