@@ -30,34 +30,10 @@ using namespace bench;
 
 namespace {
 
+// The straight-line body: STEPS x 8 FFMA in 8 independent chains (inline PTX, so none is merged or
+// moved); called with the multiplier and addend swapped it is the same size at other addresses.
 template <int STEPS>
-__global__ void __launch_bounds__(128) code_kernel(int reps, long long* cycles, float* sink) {
-  float a0 = threadIdx.x * 1e-3f, a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3, a4 = a0 + 4, a5 = a0 + 5, a6 = a0 + 6,
-        a7 = a0 + 7;
-  const float m = 0.9999f, c = 0.0001f;
-  __syncwarp();
-  const long long t0 = clock64();
-  for (int r = 0; r < reps; ++r) {
-#pragma unroll
-    for (int i = 0; i < STEPS; ++i) {
-      asm volatile(
-          "fma.rn.f32 %0, %0, %8, %9;\n\tfma.rn.f32 %1, %1, %8, %9;\n\tfma.rn.f32 %2, %2, %8, %9;\n\t"
-          "fma.rn.f32 %3, %3, %8, %9;\n\tfma.rn.f32 %4, %4, %8, %9;\n\tfma.rn.f32 %5, %5, %8, %9;\n\t"
-          "fma.rn.f32 %6, %6, %8, %9;\n\tfma.rn.f32 %7, %7, %8, %9;"
-          : "+f"(a0), "+f"(a1), "+f"(a2), "+f"(a3), "+f"(a4), "+f"(a5), "+f"(a6), "+f"(a7)
-          : "f"(m), "f"(c));
-    }
-  }
-  const long long t1 = clock64();
-  const int warp = threadIdx.x / 32;
-  if (threadIdx.x % 32 == 0) cycles[blockIdx.x * (blockDim.x / 32) + warp] = t1 - t0;
-  const float e = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
-  if (e == 12345.f) sink[threadIdx.x] = e;
-}
-
-// The same straight-line body with the multiplier and addend swapped: the same size, other code.
-template <int STEPS>
-__device__ __forceinline__ void body_b(float& a0, float& a1, float& a2, float& a3, float& a4, float& a5, float& a6,
+__device__ __forceinline__ void ffma_body(float& a0, float& a1, float& a2, float& a3, float& a4, float& a5, float& a6,
                                        float& a7, float m, float c) {
 #pragma unroll
   for (int i = 0; i < STEPS; ++i) {
@@ -70,6 +46,21 @@ __device__ __forceinline__ void body_b(float& a0, float& a1, float& a2, float& a
   }
 }
 
+template <int STEPS>
+__global__ void __launch_bounds__(128) code_kernel(int reps, long long* cycles, float* sink) {
+  float a0 = threadIdx.x * 1e-3f, a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3, a4 = a0 + 4, a5 = a0 + 5, a6 = a0 + 6,
+        a7 = a0 + 7;
+  const float m = 0.9999f, c = 0.0001f;
+  __syncwarp();
+  const long long t0 = clock64();
+  for (int r = 0; r < reps; ++r) ffma_body<STEPS>(a0, a1, a2, a3, a4, a5, a6, a7, c, m);
+  const long long t1 = clock64();
+  const int warp = threadIdx.x / 32;
+  if (threadIdx.x % 32 == 0) cycles[blockIdx.x * (blockDim.x / 32) + warp] = t1 - t0;
+  const float e = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
+  if (e == 12345.f) sink[threadIdx.x] = e;
+}
+
 template <int STEPS, bool DIVERGED>
 __global__ void __launch_bounds__(256) pair_kernel(int reps, long long* cycles, float* sink) {
   float a0 = threadIdx.x * 1e-3f, a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3, a4 = a0 + 4, a5 = a0 + 5, a6 = a0 + 6,
@@ -79,9 +70,9 @@ __global__ void __launch_bounds__(256) pair_kernel(int reps, long long* cycles, 
   __syncthreads();
   const long long t0 = clock64();
   if (DIVERGED && warp >= 4) {
-    for (int r = 0; r < reps; ++r) body_b<STEPS>(a0, a1, a2, a3, a4, a5, a6, a7, c, m);
+    for (int r = 0; r < reps; ++r) ffma_body<STEPS>(a0, a1, a2, a3, a4, a5, a6, a7, c, m);
   } else {
-    for (int r = 0; r < reps; ++r) body_b<STEPS>(a0, a1, a2, a3, a4, a5, a6, a7, m, c);
+    for (int r = 0; r < reps; ++r) ffma_body<STEPS>(a0, a1, a2, a3, a4, a5, a6, a7, m, c);
   }
   const long long t1 = clock64();
   if (threadIdx.x % 32 == 0) cycles[blockIdx.x * 8 + warp] = t1 - t0;
