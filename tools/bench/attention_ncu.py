@@ -10,7 +10,7 @@ instructions executed per pipe and per opcode, issue-slot use, warp stall reason
 use — so the attention lowerings' per-element instruction counts and their latency terms can be
 checked against the compiled kernels instead of being counted from the algorithm.
 
-Usage: attention_ncu.py [--set short] [--dry-run]   (--set short: CASES_SHORT only, no GEMMs)
+Usage: attention_ncu.py [--set short|decode] [--dry-run]   (CASES_SHORT or CASES_DECODE only, no GEMMs)
 """
 import sys
 
@@ -32,14 +32,17 @@ CASES_SHORT = [
     ("flash", 32, 16, 16, 512, 512, 128, 1), ("flash", 32, 32, 32, 512, 512, 64, 0),
     ("flash", 32, 32, 32, 512, 512, 64, 1), ("cudnn", 32, 32, 32, 512, 512, 64, 0),
 ]
+# --set decode: small decode calls, whose split-KV and combine kernels the model predicts 20-40% fast.
+CASES_DECODE = [("flash", 1, 32, 8, 1, 1024, 128, 0), ("flash", 1, 32, 8, 1, 8192, 128, 0),
+                ("cudnn", 1, 32, 8, 1, 1024, 128, 0)]
 # A few mid-size GEMMs (torch.mm, bf16, row-major M x K times K x N) that the GEMM model predicts
 # 20-25% fast, profiled the same way for comparison with a kernel the model gets right (8192^3).
 GEMMS = [(1024, 4096, 4096), (256, 4096, 4096), (2048, 4096, 4096), (8192, 8192, 8192)]
 
 
 def main():
-    short = "--set" in sys.argv and sys.argv[sys.argv.index("--set") + 1] == "short"
-    cases, gemms = (CASES_SHORT, []) if short else (CASES, GEMMS)
+    which = sys.argv[sys.argv.index("--set") + 1] if "--set" in sys.argv else ""
+    cases, gemms = {"short": (CASES_SHORT, []), "decode": (CASES_DECODE, [])}.get(which, (CASES, GEMMS))
     if "--dry-run" in sys.argv:
         for c in cases + gemms:
             print(*c)
