@@ -77,21 +77,11 @@ std::vector<CtaWork> cta_work(const Problem& p, const Schedule& s, const Tiling&
 }
 
 void fill_attention_grid(graph::Kernel& k, const std::vector<CtaWork>& work, const ShapeBuilder& build) {
-  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, int> index_of;
-  for (const auto& w : work) {
-    const auto key = std::make_tuple(w.n_iters, w.masked, w.rows);
-    auto [it, inserted] = index_of.try_emplace(key, static_cast<int>(k.templates.size()));
-    if (inserted) {
-      k.templates.push_back(build(TemplateShape{w.n_iters, w.masked, w.rows}));
-      k.templates.back().name = fmt::format("kv{}_masked{}_rows{}", w.n_iters, w.masked, w.rows);
-    }
-    if (k.grid.empty() || k.grid.back().template_index != it->second) {
-      k.grid.push_back(graph::CtaGroup{it->second, 0, kParams, {}});
-    }
-    auto& g = k.grid.back();
-    ++g.count;
-    g.params.insert(g.params.end(), {w.bh, w.bkv, w.m_block, w.n_start});
-  }
+  // A CTA per tile: the persistent grid's builder with one tile per CTA.
+  std::vector<std::vector<CtaWork>> ctas;
+  ctas.reserve(work.size());
+  for (const auto& w : work) ctas.push_back({w});
+  fill_persistent_grid(k, ctas, [&](const std::vector<TemplateShape>& shapes) { return build(shapes.front()); });
 }
 
 std::vector<std::vector<CtaWork>> persistent_assignment(const std::vector<CtaWork>& work, std::int64_t ctas) {
@@ -123,7 +113,9 @@ void fill_persistent_grid(graph::Kernel& k, const std::vector<std::vector<CtaWor
     auto [it, inserted] = index_of.try_emplace(key, static_cast<int>(k.templates.size()));
     if (inserted) {
       k.templates.push_back(build(shapes));
-      k.templates.back().name = fmt::format("persistent{}_{}tiles", it->second, tiles.size());
+      const auto& w = tiles.front();
+      k.templates.back().name = tiles.size() == 1 ? fmt::format("kv{}_masked{}_rows{}", w.n_iters, w.masked, w.rows)
+                                                  : fmt::format("persistent{}_{}tiles", it->second, tiles.size());
     }
     const int width = kParams * static_cast<int>(tiles.size());
     if (k.grid.empty() || k.grid.back().template_index != it->second) {
