@@ -79,7 +79,7 @@ LoweredAttention lower_attention(const Problem& p, const Schedule& schedule, con
                        p.head_dim, p.causal ? "_causal" : "");
   g.kernels.push_back(sync ? build_fa2_kernel(p, s, t, spec) : build_ws_kernel(p, s, t, spec));
   if (t.splits > 1) {
-    g.kernels.push_back(build_combine_kernel(p, s, t));
+    g.kernels.push_back(build_combine_kernel(p, s, t, spec));
     g.kernels.back().after = {0};
   }
   out.schedule = s;

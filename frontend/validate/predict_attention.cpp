@@ -59,6 +59,7 @@ Prediction predict_attention(const Row& row, const std::string& origin, const Sp
     p.skip_reason = e.what();
     return p;
   }
+  apply_row_timing(row, lowered.graph);
   p.predicted_us = to_us(engine::simulate(lowered.graph, spec, measurement_options(row, origin, spec)).latency);
   p.ok = true;
   p.category = fmt::format("{}_{}", to_string(lowered.schedule.family), prob.seq_q == 1 ? "decode" : "prefill");

@@ -36,6 +36,11 @@ Duration measurement_flush_gap(const hw::GpuSpec& spec) {
   return from_seconds(seconds) + spec.launch.kernel_overhead;
 }
 
+void apply_row_timing(const Row& row, graph::TileGraph& g) {
+  if (row.get("timing") != "cuda_graph") return;
+  for (auto& k : g.kernels) k.in_cuda_graph = true;
+}
+
 engine::SimOptions measurement_options(const Row& row, const std::string& origin, const hw::GpuSpec& spec) {
   engine::SimOptions o;
   o.l2_starts_dirty = true;  // L2 flushed by writes before each repetition (docs/measurements.md)

@@ -57,6 +57,10 @@ Duration measurement_flush_gap(const hw::GpuSpec& spec);
 // tools/bench rule clamp(ceil(50 ms / time_us), 5, 50)), so the slow power limit engages only as
 // it did in that measurement (SimOptions::from_rest_reps).
 engine::SimOptions measurement_options(const Row& row, const std::string& origin, const hw::GpuSpec& spec);
+// A row whose `timing` is cuda_graph was timed as one CUDA-graph replay between events: its
+// kernels are marked in_cuda_graph (the first pays launch.graph_launch_overhead, the others
+// launch.graph_kernel_overhead after their predecessor).
+void apply_row_timing(const Row& row, graph::TileGraph& g);
 Prediction predict_elementwise(const Row& row, const std::string& origin, const SpecLoader& specs);
 
 struct RowResult {

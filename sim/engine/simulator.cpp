@@ -85,6 +85,7 @@ void Simulator::build_machine() {
     std::sort(preds.begin(), preds.end());
     preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
     kr.waiting_on = static_cast<int>(preds.size());
+    kr.starts_graph = src.in_cuda_graph && preds.empty();
     for (int p : preds) kernels_[static_cast<std::size_t>(p)].successors.push_back(static_cast<int>(k));
   }
 }
@@ -165,12 +166,14 @@ void Simulator::launch_ready_kernels(TimePoint now) {
       kr.launched = true;
       const graph::Kernel& src = graph_.kernels[static_cast<std::size_t>(kr.index)];
       // A kernel queued behind another on its stream starts a short GPU-side gap after it; one
-      // launched onto an idle stream pays the whole launch latency.
+      // launched onto an idle stream pays the whole launch latency (a CUDA graph's first kernel:
+      // the graph launch's).
       // A system may measure a different launch overhead (peer access enabled).
       const Duration overhead = options_.system != nullptr && options_.system->kernel_overhead > Duration{0}
                                     ? options_.system->kernel_overhead
                                     : spec_.launch.kernel_overhead;
-      const Duration gap = src.in_cuda_graph ? spec_.launch.graph_kernel_overhead
+      const Duration gap = kr.starts_graph   ? spec_.launch.graph_launch_overhead
+                           : src.in_cuda_graph ? spec_.launch.graph_kernel_overhead
                            : kr.queued       ? spec_.launch.queued_kernel_gap
                                              : overhead;
       queue_.push(std::max(now, kr.ready_at) + gap, EventType::kernel_launch, static_cast<std::uint32_t>(kr.index));

@@ -111,6 +111,7 @@ struct Simulator::KernelRun {
   std::vector<int> successors;
   bool launched = false;      // launch event queued
   bool queued = false;        // has a predecessor on its own stream
+  bool starts_graph = false;  // in a CUDA graph with no predecessor: pays the graph launch
   bool started = false;       // launch event handled: CTAs may be placed
   bool finished = false;
   TimePoint ready_at{0};     // when all predecessors finished

@@ -164,7 +164,8 @@ struct TmaSpec {
 struct LaunchSpec {
   Duration kernel_overhead{0};      // launch onto an idle stream: from the stream being ready to the first CTA
   Duration queued_kernel_gap{0};    // a kernel already queued behind a running one: gap after it ends
-  Duration graph_kernel_overhead{0};  // the same inside a CUDA graph
+  Duration graph_kernel_overhead{0};  // the same inside a CUDA graph: gap after the previous node ends
+  Duration graph_launch_overhead{0};  // the first kernel of a CUDA graph launched onto an idle stream
   Duration cta_launch{0};           // block scheduler: time to start a CTA on a free slot
   bool operator==(const LaunchSpec&) const = default;
 };

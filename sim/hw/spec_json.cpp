@@ -149,6 +149,7 @@ LaunchSpec read_launch(const ObjectReader& r) {
   l.kernel_overhead = r.duration("kernel_overhead");
   l.graph_kernel_overhead = r.duration("graph_kernel_overhead");
   l.queued_kernel_gap = r.has("queued_kernel_gap") ? r.duration("queued_kernel_gap") : l.kernel_overhead;
+  l.graph_launch_overhead = r.has("graph_launch_overhead") ? r.duration("graph_launch_overhead") : l.kernel_overhead;
   l.cta_launch = r.duration("cta_launch");
   return l;
 }
@@ -177,7 +178,8 @@ GpuSpec read_document(const nlohmann::json& doc, ReadContext& ctx) {
     spec.tma = read_tma(top.section("tma", {"issue_latency", "efficient_request", "cta_setup", "descriptor_serialisation",
                                                   "store_fence"}));
   }
-  spec.launch = read_launch(top.section("launch", {"kernel_overhead", "queued_kernel_gap", "graph_kernel_overhead", "cta_launch"}));
+  spec.launch = read_launch(top.section("launch", {"kernel_overhead", "queued_kernel_gap", "graph_kernel_overhead", "graph_launch_overhead",
+                                                       "cta_launch"}));
   if (top.has("notes")) spec.notes = top.text("notes");
   spec.sources = ctx.sources();
   check_gpu_spec(spec, ctx);

@@ -6,6 +6,14 @@
 // FlashAttention-2 kernel's split loop (unrolled by 4) loads every split into the same registers,
 // so one load at a time; cuDNN's lean_reduction_kernel issues 4 cp.async per trip, then waits
 // (DEPBAR + barrier). Both read off the kernels' SASS (traces/h200/attention_ncu_ops.csv run).
+// Set-up: before the loop each warp runs a long, mostly dependent instruction stream (index
+// arithmetic with several 32-bit divisions, the LSE reduction), alone on its sub-partition (a
+// combine CTA has 4 or 8 warps): issued one dependent instruction per simt.latency. Counted from
+// the SASS with executed-instruction counts (Nsight Compute, traces/h200/attention_decode_ncu_*):
+// FlashAttention-2's kernel runs 574 instructions per warp outside its split loop when built for
+// up to 8 splits (kLogMaxSplits 3) and 663 for up to 32 (5): 545 + 3.7 x max splits; its loop 9
+// per split (4 FFMA, LDS, LDG, 3 address adds: the FFMAs plus 5); cuDNN's lean_reduction_kernel 150 outside its
+// loop.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -24,9 +32,18 @@ using graph::NodeKind;
 
 int combine_rows(std::int64_t head_dim) { return head_dim % 128 == 0 ? 4 : head_dim % 64 == 0 ? 8 : 16; }
 
+// FlashAttention-2 instantiates the combine for the next power of two of the split count
+// (flash_api.cpp: kLogMaxSplits 1..7); cuDNN's reduction has one body.
+double setup_instructions(Family f, int splits) {
+  if (f == Family::cudnn_sm80) return 150.0;
+  int max_splits = 2;
+  while (max_splits < splits) max_splits *= 2;
+  return 545.0 + 3.7 * max_splits;
+}
+
 }  // namespace
 
-graph::Kernel build_combine_kernel(const Problem& p, const Schedule& s, const Tiling& t) {
+graph::Kernel build_combine_kernel(const Problem& p, const Schedule& s, const Tiling& t, const hw::GpuSpec& spec) {
   graph::Kernel k;
   k.name = "flash_fwd_splitkv_combine_kernel";
   declare_attention_tensors(k, p, t);
@@ -39,15 +56,22 @@ graph::Kernel build_combine_kernel(const Problem& p, const Schedule& s, const Ti
 
   frontend::TemplateBuilder b("combine");
   const int role = b.role("warps", 0, threads / 32);
+  // the set-up's dependent stream: issue slots plus (simt.latency - 1) cycles per instruction
+  const double setup_ops = setup_instructions(s.family, t.splits);
+  auto setup_node = simt_node("setup", role, setup_ops, threads);
+  setup_node.cycles = Cycles{setup_ops * std::max(0.0, spec.simt.latency.value - 1.0)};
+  const int setup = b.add(std::move(setup_node));
   const int lse = b.add(memory_node("ldLSE", NodeKind::load, MemEngine::plain, role, t.splits * rows * 4.0, -1, {}));
+  b.edge(setup, lse);
   const int scale = b.add(simt_node("lse", role, 2.0 * t.splits * rows / threads + 4, threads, graph::SimtPipe::sfu));
   b.edge(lse, scale);
   const int per_trip = s.family == Family::cudnn_sm80 ? 4 : 1;
+  const double loop_extra = s.family == Family::cudnn_sm80 ? 0.0 : 5.0;  // LDS, LDG, address adds (fa2 SASS)
   int acc = scale;
   for (int first = 0; first < t.splits; first += per_trip) {
     const int last = std::min(t.splits, first + per_trip);
     const int group_acc =
-        b.add(simt_node(fmt::format("accumulate_{}", first), role, (last - first) * rows * d / threads, threads));
+        b.add(simt_node(fmt::format("accumulate_{}", first), role, (last - first) * (rows * d / threads + loop_extra), threads));
     for (int split = first; split < last; ++split) {
       const int ld = b.add(memory_node(fmt::format("ldOpartial_{}", split), NodeKind::load, MemEngine::plain, role,
                                        rows * d * 4.0, t_partial,

@@ -14,6 +14,6 @@ graph::Kernel build_fa2_kernel(const Problem& p, const Schedule& s, const Tiling
 // Hopper warp-specialised (FlashAttention-3, cuDNN): TMA producer + wgmma consumer warpgroups (warp_specialized.cpp).
 graph::Kernel build_ws_kernel(const Problem& p, const Schedule& s, const Tiling& t, const hw::GpuSpec& spec);
 // Merges the split-KV partial outputs (combine.cpp).
-graph::Kernel build_combine_kernel(const Problem& p, const Schedule& s, const Tiling& t);
+graph::Kernel build_combine_kernel(const Problem& p, const Schedule& s, const Tiling& t, const hw::GpuSpec& spec);
 
 }  // namespace tgsim::attention

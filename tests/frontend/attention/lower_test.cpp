@@ -314,6 +314,24 @@ TEST(AttentionLowering, DecodeWithGqaPacksTheGroupAndAddsACombineKernel) {
   const auto r = engine::simulate(l.graph, spec, o);
   const double combine_cycles = to_us(r.kernels[1].end - r.kernels[1].start) * r.kernels[1].sm_clock_mhz;
   EXPECT_GT(combine_cycles, 32 * spec.l2.hit_latency.value);
+  // Its set-up runs first: the SASS-counted stream of a kernel built for up to 32 splits
+  // (545 + 3.7 x 32 instructions), issued one per simt.latency by the warp alone on its
+  // sub-partition; it precedes the LSE load. 8 splits: the build for up to 8.
+  const auto node = [](const graph::CtaTemplate& t, const std::string& id) {
+    for (const auto& n : t.nodes)
+      if (n.id == id) return n;
+    ADD_FAILURE() << "no node " << id;
+    return graph::Node{};
+  };
+  const graph::Node setup = node(c, "setup");
+  EXPECT_DOUBLE_EQ(setup.ops, 545 + 3.7 * 32);
+  EXPECT_DOUBLE_EQ(setup.cycles.value, setup.ops * (spec.simt.latency.value - 1));
+  EXPECT_TRUE(has_edge(c, "setup", "ldLSE"));
+  EXPECT_DOUBLE_EQ(node(cc, "setup").ops, 150);
+  EXPECT_GT(combine_cycles, 32 * spec.l2.hit_latency.value + setup.ops * spec.simt.latency.value);
+  Schedule eight = l.schedule;
+  eight.splits = 8;
+  EXPECT_DOUBLE_EQ(node(lower_attention(p, eight, spec).graph.kernels[1].templates[0], "setup").ops, 545 + 3.7 * 8);
 }
 
 TEST(AttentionLowering, WarpSpecialisedNeedsHopperAndFittingSharedMemory) {

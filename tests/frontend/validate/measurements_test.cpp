@@ -147,5 +147,36 @@ TEST(MeasurementOptions, RowsFromRestCarryTheirRepetitions) {
   }
 }
 
+TEST(MeasurementOptions, GraphTimedRowsRunTheirKernelsAsOneCudaGraph) {
+  const Table t = parse_csv("op,time_us,timing\nattention,10,cuda_graph\nattention,10,eager\nattention,10,\n", "m.csv");
+  const std::vector<bool> expected{true, false, false};
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    graph::TileGraph g;
+    g.kernels.resize(2);
+    apply_row_timing(t.rows[i], g);
+    for (const auto& k : g.kernels) EXPECT_EQ(k.in_cuda_graph, expected[i]) << "row " << i;
+  }
+}
+
+TEST(MeasurementOptions, AGraphTimedSplitKvRowPaysTheGraphLaunch) {
+  // decode b1 h32/8 kv1024 d128 (split-KV + combine): timed as a graph replay it is predicted
+  // graph_launch_overhead + graph_kernel_overhead where a stream launch pays kernel_overhead +
+  // queued_kernel_gap (graph values set far from the stream ones to tell them apart)
+  hw::GpuSpec h200 = hw::load_gpu_spec(std::filesystem::path(TGSIM_SOURCE_DIR) / "configs/gpus/h200.json");
+  h200.launch.graph_launch_overhead = from_us(10);
+  h200.launch.graph_kernel_overhead = from_us(2);
+  SpecLoader specs = [spec = h200](const std::string&) -> const hw::GpuSpec& { return spec; };
+  const hw::GpuSpec& spec = specs("h200");
+  const std::string head = "op,gpu,batch,heads,heads_kv,seq_q,seq_kv,head_dim,time_us,timing\n";
+  const std::string shape = "attention,h200,1,32,8,1,1024,128,16,";
+  const Table t = parse_csv(head + shape + "cuda_graph\n" + shape + "eager\n", "m.csv");
+  const Prediction graph = predict_attention(t.rows[0], "m.csv", specs);
+  const Prediction stream = predict_attention(t.rows[1], "m.csv", specs);
+  ASSERT_TRUE(graph.ok && stream.ok) << graph.skip_reason << stream.skip_reason;
+  const double expected = to_us(spec.launch.graph_launch_overhead + spec.launch.graph_kernel_overhead -
+                                spec.launch.kernel_overhead - spec.launch.queued_kernel_gap);
+  EXPECT_NEAR(graph.predicted_us - stream.predicted_us, expected, 0.02);
+}
+
 }  // namespace
 }  // namespace tgsim::validate

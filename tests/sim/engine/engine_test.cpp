@@ -175,6 +175,24 @@ TEST(Engine, KernelsOnOneStreamRunBackToBackWithLaunchGap) {
   EXPECT_EQ(simulate(g, spec).count(), 2'000'000 + 1'000'000 + 500'000 + 1'000'000);
 }
 
+TEST(Engine, ACudaGraphPaysOneGraphLaunchThenNodeGaps) {
+  auto spec = toy_gpu();
+  spec.launch.kernel_overhead = from_us(2);
+  spec.launch.queued_kernel_gap = from_ns(500);
+  spec.launch.graph_launch_overhead = from_us(3);
+  spec.launch.graph_kernel_overhead = from_ns(250);
+  auto g = one_kernel(make_template({delay_node("d", 1000)}, {}));
+  g.kernels.push_back(g.kernels[0]);
+  g.kernels[1].name = "k2";
+  for (auto& k : g.kernels) k.in_cuda_graph = true;
+  // the graph's launch, kernel, the gap between graph nodes, kernel
+  EXPECT_EQ(simulate(g, spec).count(), 3'000'000 + 1'000'000 + 250'000 + 1'000'000);
+  // a branch forked inside the graph (an `after` dependency, another stream) is no new launch
+  g.kernels[1].stream = 1;
+  g.kernels[1].after = {0};
+  EXPECT_EQ(simulate(g, spec).count(), 3'000'000 + 1'000'000 + 250'000 + 1'000'000);
+}
+
 TEST(Engine, KernelsOnTwoStreamsOverlap) {
   auto g = one_kernel(make_template({delay_node("d", 1000)}, {}));
   g.kernels.push_back(g.kernels[0]);

@@ -1,0 +1,282 @@
+// calib_graph: what CUDA events, CUPTI and the kernels' own clocks say about short kernels launched
+// the way the attention and GEMM captures launch them.
+//
+// Each timed repetition is: a 256 MiB cudaMemsetAsync (the L2 flush of docs/measurements.md),
+// event e0, the work, event e1, with the host queued ahead behind a ~1 ms spin kernel, as in
+// tools/bench/attention_capture.py. The work is a chain of K = 1 or 2 "busy" kernels (G CTAs of
+// 128 threads, each CTA spinning B ns on %globaltimer), launched either
+//   * graph:  as one CUDA graph (cudaGraphLaunch), as attention_capture.py --graph replays SDPA;
+//   * stream: as plain kernel launches on the stream, as gemm_sweep times cuBLASLt;
+// on a non-blocking stream (stream "nb", as gemm_sweep) or the legacy default stream ("legacy", as
+// PyTorch's default stream and calib_tma).
+// Every kernel records its first CTA start and last CTA end (%globaltimer, atomicMin/Max); a small
+// kernel outside the events archives them per repetition. Per configuration (medians of 41 reps):
+//   event_us     e1 - e0
+//   span_us      last kernel's last CTA end - first kernel's first CTA start
+//   overhead_us  event_us - span_us (per repetition, then the median)
+//   k0_us, k1_us each kernel's own span; gap_us  k1's first start - k0's last end (K = 2)
+//   cupti_k0_us, cupti_k1_us  the CUPTI activity-record durations (end - start) of the same kernels
+//                in a second set of repetitions with CUPTI enabled (-1 if built without CUPTI);
+//   cupti_event_us  e1 - e0 in that CUPTI set (CUPTI's own cost on the events).
+// The simulator's launch.kernel_overhead (event time minus in-kernel span of a stream launch),
+// queued_kernel_gap, graph_launch_overhead and graph_kernel_overhead are read from these rows
+// (configs/gpus/h200.json). CUPTI minus span (0.67 us median) is recorded, not used: the span
+// ends at the last %globaltimer read, before the kernel's final atomic completes, so part of
+// it is the kernel's own work (docs/gpu-specs.md).
+//
+// Usage: calib_graph [out.csv]
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common.h"
+
+#ifndef TGSIM_NO_CUPTI
+#include <cupti.h>
+#endif
+
+using namespace bench;
+
+namespace {
+
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void busy(unsigned long long* first, unsigned long long* last, int slot, unsigned ns) {
+  const unsigned long long t0 = global_ns();
+  if (threadIdx.x == 0) atomicMin(&first[slot], t0);
+  while (global_ns() - t0 < ns) {
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) atomicMax(&last[slot], global_ns());
+}
+
+// Copies the K spans of this repetition to the history and resets them (outside the events).
+__global__ void archive(unsigned long long* first, unsigned long long* last, unsigned long long* hist, int k, int rep) {
+  const int i = threadIdx.x;
+  if (i < k) {
+    hist[(rep * k + i) * 2] = first[i];
+    hist[(rep * k + i) * 2 + 1] = last[i];
+    first[i] = ~0ull;
+    last[i] = 0;
+  }
+}
+
+__global__ void spin(unsigned long long ns) {
+  const unsigned long long t0 = global_ns();
+  while (global_ns() - t0 < ns) {
+  }
+}
+
+struct KTime {
+  unsigned long long start, end;
+  std::string name;
+};
+std::vector<KTime> g_recs;
+std::mutex g_mu;
+
+#ifndef TGSIM_NO_CUPTI
+#if CUPTI_API_VERSION >= 130000
+typedef CUpti_ActivityKernel10 KernelActivity;
+#else
+typedef CUpti_ActivityKernel9 KernelActivity;
+#endif
+void CUPTIAPI buf_requested(uint8_t** buf, size_t* size, size_t* max_records) {
+  *size = 8 << 20;
+  *buf = (uint8_t*)std::aligned_alloc(8, *size);
+  *max_records = 0;
+}
+void CUPTIAPI buf_completed(CUcontext, uint32_t, uint8_t* buf, size_t, size_t valid) {
+  CUpti_Activity* rec = nullptr;
+  while (cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
+    if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || rec->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
+      auto* k = (KernelActivity*)rec;
+      std::lock_guard<std::mutex> lk(g_mu);
+      g_recs.push_back({k->start, k->end, k->name ? k->name : "?"});
+    }
+  }
+  std::free(buf);
+}
+#endif
+
+struct Config {
+  bool graph, legacy;
+  int kernels, ctas;
+  unsigned busy_ns;
+};
+
+struct Result {
+  std::vector<double> event, span, overhead, k0, k1, gap;
+};
+
+constexpr int kReps = 41;
+
+class Runner {
+ public:
+  Runner() {
+    CK(cudaStreamCreateWithFlags(&nb_, cudaStreamNonBlocking));
+    CK(cudaMalloc(&flush_, kFlush));
+    CK(cudaMalloc(&first_, 2 * sizeof(unsigned long long)));
+    CK(cudaMalloc(&last_, 2 * sizeof(unsigned long long)));
+    CK(cudaMalloc(&hist_, kReps * 2 * 2 * sizeof(unsigned long long)));
+    CK(cudaMemset(first_, 0xff, 2 * sizeof(unsigned long long)));
+    CK(cudaMemset(last_, 0, 2 * sizeof(unsigned long long)));
+    for (int r = 0; r < kReps; ++r) {
+      CK(cudaEventCreate(&e0_[r]));
+      CK(cudaEventCreate(&e1_[r]));
+    }
+  }
+
+  void enqueue_work(const Config& c, cudaStream_t s) {
+    for (int k = 0; k < c.kernels; ++k) busy<<<c.ctas, 128, 0, s>>>(first_, last_, k, c.busy_ns);
+  }
+
+  Result run(const Config& c) {
+    const cudaStream_t s_ = c.legacy ? cudaStreamLegacy : nb_;
+    cudaGraphExec_t ge = nullptr;
+    if (c.graph) {  // captured on the non-blocking stream (the legacy stream cannot capture)
+      cudaGraph_t g;
+      CK(cudaStreamBeginCapture(nb_, cudaStreamCaptureModeThreadLocal));
+      enqueue_work(c, nb_);
+      CK(cudaStreamEndCapture(nb_, &g));
+      CK(cudaGraphInstantiate(&ge, g, 0));
+      CK(cudaGraphDestroy(g));
+    }
+    const auto work = [&] {
+      if (ge) CK(cudaGraphLaunch(ge, s_));
+      else enqueue_work(c, s_);
+    };
+    for (int i = 0; i < 3; ++i) work();  // warm-up
+    archive<<<1, 32, 0, s_>>>(first_, last_, hist_, c.kernels, 0);
+    CK(cudaStreamSynchronize(s_));
+    spin<<<1, 32, 0, s_>>>(1000000);  // ~1 ms head start for the host
+    for (int r = 0; r < kReps; ++r) {
+      CK(cudaMemsetAsync(flush_, 0, kFlush, s_));
+      CK(cudaEventRecord(e0_[r], s_));
+      work();
+      CK(cudaEventRecord(e1_[r], s_));
+      archive<<<1, 32, 0, s_>>>(first_, last_, hist_, c.kernels, r);
+    }
+    CK(cudaStreamSynchronize(s_));
+    CKLAUNCH();
+    std::vector<unsigned long long> h(kReps * c.kernels * 2);
+    CK(cudaMemcpy(h.data(), hist_, h.size() * sizeof(h[0]), cudaMemcpyDeviceToHost));
+    Result res;
+    for (int r = 0; r < kReps; ++r) {
+      float ms;
+      CK(cudaEventElapsedTime(&ms, e0_[r], e1_[r]));
+      const auto at = [&](int k, int end) { return static_cast<double>(h[(r * c.kernels + k) * 2 + end]); };
+      const double span = (at(c.kernels - 1, 1) - at(0, 0)) * 1e-3;
+      res.event.push_back(ms * 1e3);
+      res.span.push_back(span);
+      res.overhead.push_back(ms * 1e3 - span);
+      res.k0.push_back((at(0, 1) - at(0, 0)) * 1e-3);
+      if (c.kernels > 1) {
+        res.k1.push_back((at(1, 1) - at(1, 0)) * 1e-3);
+        res.gap.push_back((at(1, 0) - at(0, 1)) * 1e-3);
+      }
+    }
+    if (ge) CK(cudaGraphExecDestroy(ge));
+    return res;
+  }
+
+ private:
+  static constexpr size_t kFlush = 256ull << 20;
+  cudaStream_t nb_;
+  void* flush_ = nullptr;
+  unsigned long long *first_ = nullptr, *last_ = nullptr, *hist_ = nullptr;
+  cudaEvent_t e0_[kReps], e1_[kReps];
+};
+
+// CUPTI durations of the busy kernels of one run, in launch order: per kernel index the median.
+bool cupti_durations(Runner& runner, const Config& c, std::vector<double>& per_kernel, double& event_us) {
+#ifndef TGSIM_NO_CUPTI
+  {
+    std::lock_guard<std::mutex> lk(g_mu);
+    g_recs.clear();
+  }
+  if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) return false;
+  const Result r = runner.run(c);
+  CK(cudaDeviceSynchronize());
+  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  event_us = median(r.event);
+  std::lock_guard<std::mutex> lk(g_mu);
+  std::vector<KTime> busy_recs;
+  for (const auto& k : g_recs)
+    if (k.name.find("busy") != std::string::npos) busy_recs.push_back(k);
+  std::sort(busy_recs.begin(), busy_recs.end(), [](const KTime& a, const KTime& b) { return a.start < b.start; });
+  // the last kReps * kernels records are the timed repetitions (the warm-ups come first)
+  const size_t n = static_cast<size_t>(kReps) * c.kernels;
+  if (busy_recs.size() < n) return false;
+  const size_t off = busy_recs.size() - n;
+  per_kernel.assign(c.kernels, 0.0);
+  for (int k = 0; k < c.kernels; ++k) {
+    std::vector<double> d;
+    for (int r = 0; r < kReps; ++r) {
+      const KTime& t = busy_recs[off + r * c.kernels + k];
+      d.push_back((t.end - t.start) * 1e-3);
+    }
+    per_kernel[k] = median(d);
+  }
+  return true;
+#else
+  (void)runner, (void)c, (void)per_kernel, (void)event_us;
+  return false;
+#endif
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* out = argc > 1 ? argv[1] : "calibration_graph.csv";
+  CK(cudaSetDevice(0));
+  print_device(0);
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+#ifndef TGSIM_NO_CUPTI
+  if (cuptiActivityRegisterCallbacks(buf_requested, buf_completed) != CUPTI_SUCCESS)
+    std::printf("CUPTI callbacks not registered: no CUPTI columns\n");
+#endif
+  Runner runner;
+  FILE* f = std::fopen(out, "w");
+  if (!f) {
+    std::perror(out);
+    return 1;
+  }
+  std::fprintf(f,
+               "mode,stream,kernels,ctas,busy_ns,event_us,span_us,overhead_us,overhead_p10_us,overhead_p90_us,k0_us,k1_us,gap_us,"
+               "cupti_k0_us,cupti_k1_us,cupti_event_us,reps\n");
+  const int ctas[] = {8, 64, prop.multiProcessorCount, 2 * prop.multiProcessorCount};
+  const unsigned busy_ns[] = {0, 2000, 8000};
+  for (int graph = 1; graph >= 0; --graph)
+   for (int legacy = 0; legacy <= 1; ++legacy)
+    for (int kernels = 1; kernels <= 2; ++kernels)
+      for (int g : ctas)
+        for (unsigned b : busy_ns) {
+          const Config c{graph != 0, legacy != 0, kernels, g, b};
+          Result r = runner.run(c);
+          std::vector<double> cup;
+          double cup_event = -1;
+          const bool have = cupti_durations(runner, c, cup, cup_event);
+          auto sorted = r.overhead;
+          std::sort(sorted.begin(), sorted.end());
+          const double p10 = sorted[sorted.size() / 10], p90 = sorted[sorted.size() * 9 / 10];
+          std::fprintf(f, "%s,%s,%d,%d,%u,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d\n", graph ? "graph" : "stream",
+                       legacy ? "legacy" : "nb", kernels, g, b, median(r.event), median(r.span), median(r.overhead), p10, p90, median(r.k0),
+                       kernels > 1 ? median(r.k1) : -1.0, kernels > 1 ? median(r.gap) : -1.0, have ? cup[0] : -1.0,
+                       have && kernels > 1 ? cup[1] : -1.0, have ? cup_event : -1.0, kReps);
+          std::printf("%-6s %-6s K=%d G=%3d busy=%5u ns: event %7.3f span %7.3f overhead %6.3f k0 %6.3f gap %6.3f cupti k0 %6.3f\n",
+                      graph ? "graph" : "stream", legacy ? "legacy" : "nb", kernels, g, b, median(r.event), median(r.span), median(r.overhead),
+                      median(r.k0), kernels > 1 ? median(r.gap) : -1.0, have ? cup[0] : -1.0);
+          std::fflush(stdout);
+        }
+  std::fclose(f);
+  std::printf("calib_graph done: %s\n", out);
+  return 0;
+}
