@@ -149,7 +149,8 @@ StepResult simulate_step(const StepPlan& plan, const ModelConfig& m, const hw::G
     res.kernels += static_cast<std::int64_t>(r.kernels.size()) * group.count;
     if (o.progress) o.progress(++done, static_cast<int>(plan.groups.size()));
   }
-  res.gap_us += to_us(spec.launch.kernel_overhead) - gap_us;  // the step's first launch
+  // the step's first launch: onto an idle stream, or the graph's launch
+  res.gap_us += to_us(o.cuda_graph ? spec.launch.graph_launch_overhead : spec.launch.kernel_overhead) - gap_us;
   res.total_us = res.kernel_us + res.gap_us;
   return res;
 }
