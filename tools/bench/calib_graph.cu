@@ -33,9 +33,7 @@
 
 #include "common.h"
 
-#ifndef TGSIM_NO_CUPTI
-#include <cupti.h>
-#endif
+#include "cupti_kernels.h"
 
 using namespace bench;
 
@@ -81,26 +79,9 @@ std::vector<KTime> g_recs;
 std::mutex g_mu;
 
 #ifndef TGSIM_NO_CUPTI
-#if CUPTI_API_VERSION >= 130000
-typedef CUpti_ActivityKernel10 KernelActivity;
-#else
-typedef CUpti_ActivityKernel9 KernelActivity;
-#endif
-void CUPTIAPI buf_requested(uint8_t** buf, size_t* size, size_t* max_records) {
-  *size = 8 << 20;
-  *buf = (uint8_t*)std::aligned_alloc(8, *size);
-  *max_records = 0;
-}
-void CUPTIAPI buf_completed(CUcontext, uint32_t, uint8_t* buf, size_t, size_t valid) {
-  CUpti_Activity* rec = nullptr;
-  while (cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
-    if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || rec->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
-      auto* k = (KernelActivity*)rec;
-      std::lock_guard<std::mutex> lk(g_mu);
-      g_recs.push_back({k->start, k->end, k->name ? k->name : "?"});
-    }
-  }
-  std::free(buf);
+void keep_kernel_record(const KernelActivity& k) {
+  std::lock_guard<std::mutex> lk(g_mu);
+  g_recs.push_back({k.start, k.end, k.name ? k.name : "?"});
 }
 #endif
 
@@ -240,7 +221,7 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
 #ifndef TGSIM_NO_CUPTI
-  if (cuptiActivityRegisterCallbacks(buf_requested, buf_completed) != CUPTI_SUCCESS)
+  if (!register_kernel_records(keep_kernel_record))
     std::printf("CUPTI callbacks not registered: no CUPTI columns\n");
 #endif
   Runner runner;

@@ -38,7 +38,6 @@
 #include "common.h"
 
 #include <cublasLt.h>
-#include <cxxabi.h>
 
 #include <map>
 #include <memory>
@@ -46,9 +45,7 @@
 #include <random>
 #include <thread>
 
-#ifndef TGSIM_NO_CUPTI
-#include <cupti.h>
-#endif
+#include "cupti_kernels.h"
 
 using namespace bench;
 
@@ -209,51 +206,14 @@ struct KRec {
 static std::vector<KRec> g_krecs;
 static std::mutex g_kmu;
 
-static std::string clean_name(const char* raw) {
-  if (!raw) return "?";
-  std::string s = raw;
-  int status = 0;
-  if (s.rfind("_Z", 0) == 0) {
-    char* d = abi::__cxa_demangle(raw, nullptr, nullptr, &status);
-    if (status == 0 && d) { s = d; std::free(d); }
-  }
-  // drop the parameter list "(...)" at the end and a leading "void "
-  if (!s.empty() && s.back() == ')') {
-    int depth = 0;
-    for (size_t i = s.size(); i-- > 0;) {
-      if (s[i] == ')') ++depth;
-      else if (s[i] == '(' && --depth == 0) { s.resize(i); break; }
-    }
-  }
-  if (s.rfind("void ", 0) == 0) s = s.substr(5);
-  return s;
-}
-
 #ifndef TGSIM_NO_CUPTI
-#if CUPTI_API_VERSION >= 130000
-typedef CUpti_ActivityKernel10 KernelActivity;
-#else
-typedef CUpti_ActivityKernel9 KernelActivity;
-#endif
-static void CUPTIAPI buf_requested(uint8_t** buf, size_t* size, size_t* max_records) {
-  *size = 4 << 20;
-  *buf = (uint8_t*)std::aligned_alloc(8, *size);
-  *max_records = 0;
-}
-static void CUPTIAPI buf_completed(CUcontext, uint32_t, uint8_t* buf, size_t, size_t valid) {
-  CUpti_Activity* rec = nullptr;
-  while (cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
-    if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || rec->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
-      auto* k = (KernelActivity*)rec;
-      char g[64], b[64], c[64];
-      std::snprintf(g, sizeof g, "%dx%dx%d", k->gridX, k->gridY, k->gridZ);
-      std::snprintf(b, sizeof b, "%dx%dx%d", k->blockX, k->blockY, k->blockZ);
-      std::snprintf(c, sizeof c, "%ux%ux%u", k->clusterX, k->clusterY, k->clusterZ);
-      std::lock_guard<std::mutex> lk(g_kmu);
-      g_krecs.push_back({k->start, clean_name(k->name), g, b, c});
-    }
-  }
-  std::free(buf);
+static void keep_kernel_record(const KernelActivity& k) {
+  char g[64], b[64], c[64];
+  std::snprintf(g, sizeof g, "%dx%dx%d", k.gridX, k.gridY, k.gridZ);
+  std::snprintf(b, sizeof b, "%dx%dx%d", k.blockX, k.blockY, k.blockZ);
+  std::snprintf(c, sizeof c, "%ux%ux%u", k.clusterX, k.clusterY, k.clusterZ);
+  std::lock_guard<std::mutex> lk(g_kmu);
+  g_krecs.push_back({k.start, clean_kernel_name(k.name), g, b, c});
 }
 #define CKCUPTI(call)                                                                       \
   do {                                                                                      \
@@ -267,7 +227,10 @@ static void CUPTIAPI buf_completed(CUcontext, uint32_t, uint8_t* buf, size_t, si
   } while (0)
 
 static bool collect_kernel_names(std::vector<Plan>& plans, void* A, void* B, void* C) {
-  CKCUPTI(cuptiActivityRegisterCallbacks(buf_requested, buf_completed));
+  if (!register_kernel_records(keep_kernel_record)) {
+    std::fprintf(stderr, "CUPTI: activity callbacks not registered\n");
+    return false;
+  }
   for (auto& p : plans) {
     if (!p.ok) continue;
     {

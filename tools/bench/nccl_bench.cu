@@ -28,10 +28,8 @@
 #include "common.h"
 
 #include <nccl.h>
-#ifndef TGSIM_NO_CUPTI
-#include <cupti.h>
-#endif
-#include <cxxabi.h>
+
+#include "cupti_kernels.h"
 
 #include <functional>
 #include <mutex>
@@ -65,50 +63,14 @@ struct KRec { uint64_t start; uint32_t dev; std::string name; };
 std::vector<KRec> g_krecs;
 std::mutex g_kmu;
 
-std::string clean_name(const char* raw) {
-  if (!raw) return "?";
-  std::string s = raw;
-  int status = 0;
-  if (s.rfind("_Z", 0) == 0) {
-    char* d = abi::__cxa_demangle(raw, nullptr, nullptr, &status);
-    if (status == 0 && d) { s = d; std::free(d); }
-  }
-  if (!s.empty() && s.back() == ')') {
-    int depth = 0;
-    for (size_t i = s.size(); i-- > 0;) {
-      if (s[i] == ')') ++depth;
-      else if (s[i] == '(' && --depth == 0) { s.resize(i); break; }
-    }
-  }
-  if (s.rfind("void ", 0) == 0) s = s.substr(5);
-  return s;
-}
-
 #ifndef TGSIM_NO_CUPTI
-#if CUPTI_API_VERSION >= 130000
-typedef CUpti_ActivityKernel10 KernelActivity;
-#else
-typedef CUpti_ActivityKernel9 KernelActivity;
-#endif
-void CUPTIAPI buf_requested(uint8_t** buf, size_t* size, size_t* max_records) {
-  *size = 4 << 20;
-  *buf = (uint8_t*)std::aligned_alloc(8, *size);
-  *max_records = 0;
-}
-void CUPTIAPI buf_completed(CUcontext, uint32_t, uint8_t* buf, size_t, size_t valid) {
-  CUpti_Activity* rec = nullptr;
-  while (cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS) {
-    if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || rec->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
-      auto* k = (KernelActivity*)rec;
-      std::lock_guard<std::mutex> lk(g_kmu);
-      g_krecs.push_back({k->start, k->deviceId, clean_name(k->name)});
-    }
-  }
-  std::free(buf);
+void keep_kernel_record(const KernelActivity& k) {
+  std::lock_guard<std::mutex> lk(g_kmu);
+  g_krecs.push_back({k.start, k.deviceId, clean_kernel_name(k.name)});
 }
 bool cupti_on() {
   static int state = 0;  // 0 unknown, 1 ok, -1 failed
-  if (state == 0) state = cuptiActivityRegisterCallbacks(buf_requested, buf_completed) == CUPTI_SUCCESS ? 1 : -1;
+  if (state == 0) state = register_kernel_records(keep_kernel_record) ? 1 : -1;
   return state > 0 && cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS;
 }
 std::string cupti_off() {
