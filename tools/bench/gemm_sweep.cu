@@ -34,7 +34,7 @@
 // "before/after" per pass, probe_sm_clock_mhz is the median over passes of their mean;
 // settle_ms records N (0: the plain sweep), which tgsim validate reads.
 //
-// Usage: gemm_sweep [out.csv] [--passes N] [--quick] [--settle-ms N] [--shuffle SEED]
+// Usage: gemm_sweep [out.csv] [--passes N] [--quick | --probe] [--settle-ms N] [--shuffle SEED]
 #include "common.h"
 
 #include <cublasLt.h>
@@ -264,19 +264,52 @@ static bool collect_kernel_names(std::vector<Plan>&, void*, void*, void*) {
 #endif
 
 // ---- shapes -----------------------------------------------------------------------------
-static std::vector<Plan> build_shapes(bool quick) {
+static void add_plan(std::vector<Plan>& v, DT dt, long M, long N, long K, const char* set, bool check) {
+  Plan p;
+  p.dt = dt; p.M = M; p.N = N; p.K = K; p.set = set; p.check = check;
+  v.push_back(std::move(p));
+}
+struct NK { long n, k; const char* set; };  // an LLM projection: N, K and its name
+
+// --probe: a held-out set chosen on 2026-12-01 (ninth session) before the model was run on it:
+// sizes and token counts the sweep does not have (no powers of two for M), projections of models
+// the sweep lacks (Qwen3-30B-A3B, DeepSeek-V3 attention), K-heavy and odd shapes, every dtype.
+static std::vector<Plan> build_probe_shapes() {
   std::vector<Plan> v;
   auto add = [&](DT dt, long M, long N, long K, const char* set, bool check = false) {
-    Plan p;
-    p.dt = dt; p.M = M; p.N = N; p.K = K; p.set = set; p.check = check;
-    v.push_back(std::move(p));
+    add_plan(v, dt, M, N, K, set, check);
+  };
+  for (long s : {640, 1280, 1792, 2304, 3584, 5120, 9216, 11264}) add(BF16, s, s, s, "probe square", s == 1280);
+  const NK llm[] = {{5120, 2048, "probe qwen3-30b-a3b qkv"}, {2048, 4096, "probe qwen3-30b-a3b o_proj"},
+                    {1536, 7168, "probe deepseek-v3 q_a"},   {576, 7168, "probe deepseek-v3 kv_a"},
+                    {7168, 16384, "probe deepseek-v3 o_proj"}};
+  for (const auto& nk : llm)
+    for (long t : {3, 24, 96, 384, 1536, 6144}) add(BF16, t, nk.n, nk.k, nk.set, t == 24 && nk.n == 576);
+  add(BF16, 768, 768, 24576, "probe k-heavy");
+  add(BF16, 1536, 1536, 12288, "probe k-heavy");
+  add(BF16, 1500, 2500, 3500, "probe odd", true);
+  add(BF16, 333, 4444, 2222, "probe odd");
+  for (long s : {3072, 5120}) add(FP16, s, s, s, "probe square", s == 3072);
+  for (long t : {48, 768, 3072}) add(FP16, t, 5120, 2048, "probe qwen3-30b-a3b qkv");
+  for (long s : {3072, 5120}) add(FP8, s, s, s, "probe square", s == 3072);
+  for (long t : {48, 768, 3072}) add(FP8, t, 7168, 16384, "probe deepseek-v3 o_proj");
+  add(FP8, 1536, 1536, 12288, "probe k-heavy");
+  for (long s : {1536, 2560}) add(TF32, s, s, s, "probe square", s == 1536);
+  for (long t : {48, 768}) add(TF32, t, 2048, 4096, "probe qwen3-30b-a3b o_proj");
+  return v;
+}
+
+static std::vector<Plan> build_shapes(bool quick, bool probe) {
+  if (probe) return build_probe_shapes();
+  std::vector<Plan> v;
+  auto add = [&](DT dt, long M, long N, long K, const char* set, bool check = false) {
+    add_plan(v, dt, M, N, K, set, check);
   };
   const long T[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384};
   // bf16 ----------------------------------------------------------------------------------
   for (long s : {256, 512, 768, 1000, 1024, 1536, 2048, 2500, 3000, 3072, 4096, 5000, 6144, 7168, 8192, 10240,
                  12288, 16384})
     add(BF16, s, s, s, "square", s == 1000);
-  struct NK { long n, k; const char* set; };
   const NK llm[] = {{4096, 4096, "llama3-8b o_proj"},     {6144, 4096, "llama3-8b qkv"},
                     {28672, 4096, "llama3-8b gate_up"},   {4096, 14336, "llama3-8b down/mixtral w2"},
                     {14336, 4096, "mixtral w1/w3"},       {8192, 8192, "llama3-70b o_proj"},
@@ -375,11 +408,12 @@ int main(int argc, char** argv) {
   const char* out = "gemm.csv";
   int passes = 3, settle_ms = 0;
   long shuffle_seed = -1;
-  bool quick = false;
+  bool quick = false, probe = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--passes" && i + 1 < argc) passes = std::atoi(argv[++i]);
     else if (a == "--quick") quick = true;
+    else if (a == "--probe") probe = true;
     else if (a == "--settle-ms" && i + 1 < argc) settle_ms = std::atoi(argv[++i]);
     else if (a == "--shuffle" && i + 1 < argc) shuffle_seed = std::atol(argv[++i]);
     else out = argv[i];
@@ -400,7 +434,7 @@ int main(int argc, char** argv) {
   if (shuffle_seed >= 0) g_source_base += "; row order shuffled per pass (seed " + std::to_string(shuffle_seed) + ")";
   std::printf("# %s\n", src);
 
-  std::vector<Plan> plans = build_shapes(quick);
+  std::vector<Plan> plans = build_shapes(quick, probe);
   CK(cudaMalloc(&g_one, sizeof(float)));
   float one = 1.f;
   CK(cudaMemcpy(g_one, &one, sizeof one, cudaMemcpyHostToDevice));

@@ -5,6 +5,8 @@
 #              gemm_settled.csv         gemm_sweep --settle-ms 200 --shuffle 7: every row after 200 ms of
 #                                       GPU idle, rows in a new random order each pass, clock probed
 #              smi_gemm_settled.csv     nvidia-smi clocks/power every 100 ms during the sweep
+#   gemm_probe gemm_probe.csv           gemm_sweep --probe --settle-ms 200 --shuffle 7: the held-out
+#                                       shapes (57), measured as the settled set
 #   attention  attention_settled.csv (+ attention_passes.csv, attention_skipped.csv)
 #                                       attention_capture.py --graph --settle-ms 200 --shuffle 7
 #              smi_attention_settled.csv
@@ -33,6 +35,12 @@ case "$MODE" in
     echo "rc=$?"
     kill "$SMI_PID" 2>/dev/null; wait "$SMI_PID" 2>/dev/null
     ;;
+  gemm_probe)
+    bench_build "$BUILD" gemm_sweep
+    echo "== gemm_sweep probe, settled"
+    timeout 420 "$BUILD/gemm_sweep" "$OUT/gemm_probe.csv" --probe --settle-ms 200 --shuffle 7
+    echo "rc=$?"
+    ;;
   attention)
     smi_log "$OUT/smi_attention_settled.csv"
     echo "== attention_capture settled"
@@ -41,6 +49,6 @@ case "$MODE" in
     kill "$SMI_PID" 2>/dev/null; wait "$SMI_PID" 2>/dev/null
     [ -f "$OUT/attention.csv" ] && mv "$OUT/attention.csv" "$OUT/attention_settled.csv"
     ;;
-  *) echo "usage: run_settled.sh gemm|attention" >&2; exit 2 ;;
+  *) echo "usage: run_settled.sh gemm|gemm_probe|attention" >&2; exit 2 ;;
 esac
 ls -l "$OUT"
