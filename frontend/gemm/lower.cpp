@@ -119,6 +119,11 @@ LoweredGemm lower_gemm(const Problem& p, const Schedule& s_in, const hw::GpuSpec
   if (s.stream_k) out.graph.flags.push_back(graph::Flag{"tile_fixup", graph::FlagScope::gpu});
   if (plan.splits > 1) {
     out.graph.kernels.push_back(splitk_reduce_kernel(p, s, plan));
+    // cuBLASLt launches the reduction behind its sm90 GEMMs (nvjet, xmma) with programmatic
+    // dependent launch: CUPTI records it starting 0-0.26 us before the GEMM ends, where the
+    // CUTLASS 2.x fallbacks' reduction starts 1.0-1.5 us after (gemm_sweep cupti_gap_us,
+    // traces/h200/gemm_kernel_gaps.csv).
+    out.graph.kernels.back().programmatic = s.family != Family::ampere_multistage;
   }
   out.schedule = s;
   return out;

@@ -174,6 +174,7 @@ void Simulator::launch_ready_kernels(TimePoint now) {
                                     : spec_.launch.kernel_overhead;
       const Duration gap = kr.starts_graph   ? spec_.launch.graph_launch_overhead
                            : src.in_cuda_graph ? spec_.launch.graph_kernel_overhead
+                           : kr.queued && src.programmatic ? spec_.launch.pdl_kernel_gap
                            : kr.queued       ? spec_.launch.queued_kernel_gap
                                              : overhead;
       queue_.push(std::max(now, kr.ready_at) + gap, EventType::kernel_launch, static_cast<std::uint32_t>(kr.index));

@@ -164,14 +164,15 @@ Tensor read_tensor(const JsonCursor& c) {
 }
 
 Kernel read_kernel(const JsonCursor& c, const NameTable& flags, int gpus) {
-  static constexpr std::string_view kKeys[] = {"name", "stream",  "gpu",       "in_cuda_graph", "after",
-                                               "cta",  "tensors", "templates", "grid"};
+  static constexpr std::string_view kKeys[] = {"name", "stream",  "gpu",       "in_cuda_graph", "programmatic",
+                                               "after", "cta",  "tensors", "templates", "grid"};
   c.check_keys(kKeys);
   Kernel k;
   k.name = c.at("name").as_string();
   if (auto v = c.find("stream")) k.stream = v->as_int32(0);
   if (auto v = c.find("gpu")) k.gpu = v->as_int32(0, gpus - 1);
   if (auto v = c.find("in_cuda_graph")) k.in_cuda_graph = v->as_bool();
+  if (auto v = c.find("programmatic")) k.programmatic = v->as_bool();
   if (auto v = c.find("cta")) k.cta = read_cta(*v);
   NameTable tensors("tensor");
   if (auto list = c.find("tensors")) {

@@ -140,6 +140,7 @@ Json kernel_to_json(const TileGraph& g, const Kernel& k) {
   if (k.stream != defaults.stream) j["stream"] = k.stream;
   if (k.gpu != defaults.gpu) j["gpu"] = k.gpu;
   if (k.in_cuda_graph) j["in_cuda_graph"] = true;
+  if (k.programmatic) j["programmatic"] = true;
   if (!k.after.empty()) j["after"] = after_to_json(g, k);
   if (k.cta != defaults.cta) j["cta"] = cta_to_json(k.cta);
   for (const Tensor& t : k.tensors) {

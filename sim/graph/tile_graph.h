@@ -162,6 +162,10 @@ struct Kernel {
   int stream = 0;
   int gpu = 0;
   bool in_cuda_graph = false;  // launched from a CUDA graph: smaller launch gap
+  // Launched with programmatic dependent launch (PDL) behind its predecessor on the stream: it is
+  // resident early and starts launch.pdl_kernel_gap after that one ends (cuBLASLt's split-K
+  // reduction behind its sm90 GEMM).
+  bool programmatic = false;
   CtaResources cta;
   std::vector<Tensor> tensors;
   std::vector<CtaTemplate> templates;

@@ -166,6 +166,7 @@ struct LaunchSpec {
   Duration queued_kernel_gap{0};    // a kernel already queued behind a running one: gap after it ends
   Duration graph_kernel_overhead{0};  // the same inside a CUDA graph: gap after the previous node ends
   Duration graph_launch_overhead{0};  // the first kernel of a CUDA graph launched onto an idle stream
+  Duration pdl_kernel_gap{0};         // a `programmatic` kernel queued behind another: gap after it ends
   Duration cta_launch{0};           // block scheduler: time to start a CTA on a free slot
   bool operator==(const LaunchSpec&) const = default;
 };

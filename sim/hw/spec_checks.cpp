@@ -197,6 +197,7 @@ void check_memory(const GpuSpec& spec, const ReadContext& ctx) {
   require_non_negative(ctx, "/launch/cta_launch", static_cast<double>(spec.launch.cta_launch.count()));
   require_non_negative(ctx, "/launch/graph_launch_overhead",
                        static_cast<double>(spec.launch.graph_launch_overhead.count()));
+  require_non_negative(ctx, "/launch/pdl_kernel_gap", static_cast<double>(spec.launch.pdl_kernel_gap.count()));
   require_non_negative(ctx, "/launch/queued_kernel_gap", static_cast<double>(spec.launch.queued_kernel_gap.count()));
 }
 

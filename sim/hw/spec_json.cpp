@@ -150,6 +150,7 @@ LaunchSpec read_launch(const ObjectReader& r) {
   l.graph_kernel_overhead = r.duration("graph_kernel_overhead");
   l.queued_kernel_gap = r.has("queued_kernel_gap") ? r.duration("queued_kernel_gap") : l.kernel_overhead;
   l.graph_launch_overhead = r.has("graph_launch_overhead") ? r.duration("graph_launch_overhead") : l.kernel_overhead;
+  l.pdl_kernel_gap = r.has("pdl_kernel_gap") ? r.duration("pdl_kernel_gap") : l.queued_kernel_gap;
   l.cta_launch = r.duration("cta_launch");
   return l;
 }
@@ -179,7 +180,7 @@ GpuSpec read_document(const nlohmann::json& doc, ReadContext& ctx) {
                                                   "store_fence"}));
   }
   spec.launch = read_launch(top.section("launch", {"kernel_overhead", "queued_kernel_gap", "graph_kernel_overhead", "graph_launch_overhead",
-                                                       "cta_launch"}));
+                                                       "pdl_kernel_gap", "cta_launch"}));
   if (top.has("notes")) spec.notes = top.text("notes");
   spec.sources = ctx.sources();
   check_gpu_spec(spec, ctx);

@@ -131,6 +131,7 @@ nlohmann::json to_json(const GpuSpec& s) {
   w.set("launch", "graph_kernel_overhead", format_duration(s.launch.graph_kernel_overhead));
   w.set("launch", "queued_kernel_gap", format_duration(s.launch.queued_kernel_gap));
   w.set("launch", "graph_launch_overhead", format_duration(s.launch.graph_launch_overhead));
+  w.set("launch", "pdl_kernel_gap", format_duration(s.launch.pdl_kernel_gap));
   w.set("launch", "cta_launch", format_duration(s.launch.cta_launch));
 
   if (!s.notes.empty()) w.set("", "notes", s.notes);

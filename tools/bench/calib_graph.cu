@@ -8,7 +8,11 @@
 //   * graph:  as one CUDA graph (cudaGraphLaunch), as attention_capture.py --graph replays SDPA;
 //   * stream: as plain kernel launches on the stream, as gemm_sweep times cuBLASLt;
 // on a non-blocking stream (stream "nb", as gemm_sweep) or the legacy default stream ("legacy", as
-// PyTorch's default stream and calib_tma).
+// PyTorch's default stream and calib_tma); and
+//   * stream_pdl: two kernels on the non-blocking stream, the second launched with programmatic
+//     dependent launch (cudaLaunchAttributeProgrammaticStreamSerialization; the first triggers
+//     griddepcontrol.launch_dependents at its start, the second runs griddepcontrol.wait before
+//     its clock read), as a library may launch a split-K reduction.
 // Every kernel records its first CTA start and last CTA end (%globaltimer, atomicMin/Max); a small
 // kernel outside the events archives them per repetition. Per configuration (medians of 41 reps):
 //   event_us     e1 - e0
@@ -45,7 +49,11 @@ __device__ __forceinline__ unsigned long long global_ns() {
   return t;
 }
 
-__global__ void busy(unsigned long long* first, unsigned long long* last, int slot, unsigned ns) {
+// flags: 1 = let dependent grids launch now (griddepcontrol.launch_dependents), 2 = wait for the
+// grids this one depends on first (griddepcontrol.wait; a no-op without programmatic launch).
+__global__ void busy(unsigned long long* first, unsigned long long* last, int slot, unsigned ns, unsigned flags) {
+  if (flags & 1) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  if (flags & 2) asm volatile("griddepcontrol.wait;" ::: "memory");
   const unsigned long long t0 = global_ns();
   if (threadIdx.x == 0) atomicMin(&first[slot], t0);
   while (global_ns() - t0 < ns) {
@@ -86,7 +94,7 @@ void keep_kernel_record(const KernelActivity& k) {
 #endif
 
 struct Config {
-  bool graph, legacy;
+  bool graph, legacy, pdl;
   int kernels, ctas;
   unsigned busy_ns;
 };
@@ -114,7 +122,24 @@ class Runner {
   }
 
   void enqueue_work(const Config& c, cudaStream_t s) {
-    for (int k = 0; k < c.kernels; ++k) busy<<<c.ctas, 128, 0, s>>>(first_, last_, k, c.busy_ns);
+    for (int k = 0; k < c.kernels; ++k) {
+      if (!c.pdl) {
+        busy<<<c.ctas, 128, 0, s>>>(first_, last_, k, c.busy_ns, 0u);
+      } else if (k == 0) {
+        busy<<<c.ctas, 128, 0, s>>>(first_, last_, k, c.busy_ns, 1u);
+      } else {
+        cudaLaunchConfig_t cfg{};
+        cfg.gridDim = dim3(c.ctas);
+        cfg.blockDim = dim3(128);
+        cfg.stream = s;
+        cudaLaunchAttribute attr{};
+        attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr.val.programmaticStreamSerializationAllowed = 1;
+        cfg.attrs = &attr;
+        cfg.numAttrs = 1;
+        CK(cudaLaunchKernelEx(&cfg, busy, first_, last_, k, c.busy_ns, 2u));
+      }
+    }
   }
 
   Result run(const Config& c) {
@@ -240,7 +265,7 @@ int main(int argc, char** argv) {
     for (int kernels = 1; kernels <= 2; ++kernels)
       for (int g : ctas)
         for (unsigned b : busy_ns) {
-          const Config c{graph != 0, legacy != 0, kernels, g, b};
+          const Config c{graph != 0, legacy != 0, false, kernels, g, b};
           Result r = runner.run(c);
           std::vector<double> cup;
           double cup_event = -1;
@@ -257,6 +282,23 @@ int main(int argc, char** argv) {
                       median(r.k0), kernels > 1 ? median(r.gap) : -1.0, have ? cup[0] : -1.0);
           std::fflush(stdout);
         }
+  for (int g : ctas)  // programmatic dependent launch of the second kernel (mode stream_pdl)
+    for (unsigned b : busy_ns) {
+      const Config c{false, false, true, 2, g, b};
+      Result r = runner.run(c);
+      std::vector<double> cup;
+      double cup_event = -1;
+      const bool have = cupti_durations(runner, c, cup, cup_event);
+      auto sorted = r.overhead;
+      std::sort(sorted.begin(), sorted.end());
+      std::fprintf(f, "stream_pdl,nb,2,%d,%u,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d\n", g, b,
+                   median(r.event), median(r.span), median(r.overhead), sorted[sorted.size() / 10],
+                   sorted[sorted.size() * 9 / 10], median(r.k0), median(r.k1), median(r.gap), have ? cup[0] : -1.0,
+                   have ? cup[1] : -1.0, have ? cup_event : -1.0, kReps);
+      std::printf("stream_pdl K=2 G=%3d busy=%5u ns: event %7.3f span %7.3f overhead %6.3f gap %6.3f\n", g, b,
+                  median(r.event), median(r.span), median(r.overhead), median(r.gap));
+      std::fflush(stdout);
+    }
   std::fclose(f);
   std::printf("calib_graph done: %s\n", out);
   return 0;

@@ -17,9 +17,11 @@
 // sm_clock_mhz / power_w (NVML's 1 s average) / power_instant_w: NVML read right after each
 // pass's timed reps of the row (median over passes); pass_us and pass_sm_clock_mhz list the
 // per-pass values. Kernel names: after the timed passes, CUPTI activity
-// (CONCURRENT_KERNEL) is enabled around one extra launch per shape and every kernel of
-// that launch is recorded in launch order, ';'-separated (demangled, parameter list
-// dropped), with their grid, block and cluster shapes.
+// (CONCURRENT_KERNEL) is enabled around five extra launches per shape and every kernel of
+// one launch is recorded in launch order, ';'-separated (demangled, parameter list
+// dropped), with their grid, block and cluster shapes; cupti_gap_us: for each consecutive
+// pair of a launch's kernels (a split-K GEMM and its reduction), the next one's CUPTI start
+// minus the previous one's end, median of the five (negative: they overlapped).
 // Correctness: a few shapes per dtype are compared with a naive tiled GPU reference
 // (fp32 accumulation, same inputs): relative Frobenius error, outputs poisoned first.
 //
@@ -85,6 +87,7 @@ struct Plan {
   int reps = 0;
   std::vector<double> pass_us, pass_clk, pass_pow, pass_pow_inst, pass_probe_before, pass_probe_after;
   std::string kernels, grids, blocks, clusters;
+  std::string cupti_gap_us;  // per consecutive kernel pair: next start - previous end (CUPTI), median of 5 calls
 };
 
 static cublasLtHandle_t g_lt;
@@ -200,7 +203,7 @@ static bool check_plan(const Plan& p, void* A, void* B, void* C, float* ref, flo
 
 // ---- CUPTI kernel names -----------------------------------------------------------------
 struct KRec {
-  uint64_t start;
+  uint64_t start, end;
   std::string name, grid, block, cluster;
 };
 static std::vector<KRec> g_krecs;
@@ -213,7 +216,7 @@ static void keep_kernel_record(const KernelActivity& k) {
   std::snprintf(b, sizeof b, "%dx%dx%d", k.blockX, k.blockY, k.blockZ);
   std::snprintf(c, sizeof c, "%ux%ux%u", k.clusterX, k.clusterY, k.clusterZ);
   std::lock_guard<std::mutex> lk(g_kmu);
-  g_krecs.push_back({k.start, clean_kernel_name(k.name), g, b, c});
+  g_krecs.push_back({k.start, k.end, clean_kernel_name(k.name), g, b, c});
 }
 #define CKCUPTI(call)                                                                       \
   do {                                                                                      \
@@ -238,14 +241,24 @@ static bool collect_kernel_names(std::vector<Plan>& plans, void* A, void* B, voi
       g_krecs.clear();
     }
     CKCUPTI(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
-    run_plan(p, A, B, C, 0);
-    CK(cudaDeviceSynchronize());
+    constexpr int kCalls = 5;  // the GEMM's kernels per call, and their gaps, from 5 calls
+    for (int c = 0; c < kCalls; ++c) {
+      run_plan(p, A, B, C, 0);
+      CK(cudaDeviceSynchronize());
+    }
     CKCUPTI(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
     CKCUPTI(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
     std::lock_guard<std::mutex> lk(g_kmu);
     std::sort(g_krecs.begin(), g_krecs.end(), [](const KRec& a, const KRec& b) { return a.start < b.start; });
-    p.kernels = p.grids = p.blocks = p.clusters = "";
-    for (size_t i = 0; i < g_krecs.size(); ++i) {
+    p.kernels = p.grids = p.blocks = p.clusters = p.cupti_gap_us = "";
+    const size_t per_call = g_krecs.size() % kCalls == 0 ? g_krecs.size() / kCalls : g_krecs.size();
+    for (size_t i = 1; i < per_call && per_call < g_krecs.size(); ++i) {
+      std::vector<double> gaps;
+      for (size_t c = 0; c < kCalls; ++c)
+        gaps.push_back((double(g_krecs[c * per_call + i].start) - double(g_krecs[c * per_call + i - 1].end)) * 1e-3);
+      p.cupti_gap_us += (i > 1 ? ";" : "") + fmt(median(gaps), 3);
+    }
+    for (size_t i = 0; i < per_call; ++i) {
       const char* sep = i ? ";" : "";
       p.kernels += sep + g_krecs[i].name;
       p.grids += sep + g_krecs[i].grid;
@@ -375,7 +388,7 @@ static void write_csv(const char* path, const std::vector<Plan>& plans) {
   if (!f) { std::perror(path); return; }
   std::fprintf(f, "op,gpu,dtype,M,N,K,order,layout,kernel,time_us,source,sm_clock_mhz,power_w,spread_pct,"
                   "tflops,reps,passes,shape_set,grid,block,cluster,pass_us,pass_sm_clock_mhz,power_instant_w,"
-                  "probe_sm_clock_mhz,pass_probe_mhz,settle_ms\n");
+                  "probe_sm_clock_mhz,pass_probe_mhz,settle_ms,cupti_gap_us\n");
   for (const auto& p : plans) {
     if (!p.ok || p.pass_us.empty()) continue;
     double t = median(p.pass_us);
@@ -392,14 +405,14 @@ static void write_csv(const char* path, const std::vector<Plan>& plans) {
       pprobe += (i ? ";" : "") + fmt(p.pass_probe_before[i], 0) + "/" + fmt(p.pass_probe_after[i], 0);
       probe_mid.push_back(0.5 * (p.pass_probe_before[i] + p.pass_probe_after[i]));
     }
-    std::fprintf(f, "gemm,h200,%s,%ld,%ld,%ld,row,TN,%s,%s,%s,%s,%s,%s,%s,%d,%zu,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d\n",
+    std::fprintf(f, "gemm,h200,%s,%ld,%ld,%ld,row,TN,%s,%s,%s,%s,%s,%s,%s,%d,%zu,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s\n",
                  DTS[p.dt].name, p.M,
                  p.N, p.K, csv_field(p.kernels).c_str(), fmt(t, 3).c_str(), csv_field(src).c_str(),
                  fmt(median(p.pass_clk), 0).c_str(), fmt(median(p.pass_pow), 1).c_str(), fmt(spread, 2).c_str(),
                  fmt(tflops, 2).c_str(), p.reps, p.pass_us.size(), csv_field(p.set).c_str(),
                  csv_field(p.grids).c_str(), csv_field(p.blocks).c_str(), csv_field(p.clusters).c_str(), pus.c_str(),
                  pclk.c_str(), fmt(median(p.pass_pow_inst), 1).c_str(), fmt(median(probe_mid), 0).c_str(),
-                 pprobe.c_str(), g_settle_ms);
+                 pprobe.c_str(), g_settle_ms, csv_field(p.cupti_gap_us).c_str());
   }
   std::fclose(f);
 }

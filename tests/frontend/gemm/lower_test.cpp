@@ -89,6 +89,18 @@ TEST(GemmLowering, SplitKAddsAReductionKernel) {
   ASSERT_EQ(l.graph.kernels.size(), 2u);
   EXPECT_EQ(l.graph.kernels[0].cta_count(), 4 * 2 * 2);
   EXPECT_EQ(l.graph.kernels[1].name, "splitKreduce_kernel");
+  // cuBLASLt's sm90 GEMMs launch their reduction programmatically (PDL); CUTLASS 2.x's plainly
+  EXPECT_TRUE(l.graph.kernels[1].programmatic);
+  Schedule a;
+  a.family = Family::ampere_multistage;
+  a.tile = {128, 128, 32};
+  a.stages = 4;
+  a.warps = 4;
+  a.split_k = 4;
+  a.name = "sm80";
+  const auto la = lower_gemm(Problem{256, 256, 16384, 1, DType::bf16, DType::bf16, DType::bf16}, a, spec);
+  ASSERT_EQ(la.graph.kernels.size(), 2u);
+  EXPECT_FALSE(la.graph.kernels[1].programmatic);
 }
 
 TEST(GemmLowering, StreamKBalancesIterationsAndFixesUpSharedTiles) {

@@ -175,6 +175,20 @@ TEST(Engine, KernelsOnOneStreamRunBackToBackWithLaunchGap) {
   EXPECT_EQ(simulate(g, spec).count(), 2'000'000 + 1'000'000 + 500'000 + 1'000'000);
 }
 
+TEST(Engine, AProgrammaticKernelStartsThePdlGapAfterItsPredecessor) {
+  auto spec = toy_gpu();
+  spec.launch.kernel_overhead = from_us(2);
+  spec.launch.queued_kernel_gap = from_ns(1500);
+  spec.launch.pdl_kernel_gap = from_ns(400);
+  auto g = one_kernel(make_template({delay_node("d", 1000)}, {}));
+  g.kernels.push_back(g.kernels[0]);
+  g.kernels[1].name = "reduce";
+  g.kernels[1].programmatic = true;
+  EXPECT_EQ(simulate(g, spec).count(), 2'000'000 + 1'000'000 + 400'000 + 1'000'000);
+  g.kernels[1].programmatic = false;
+  EXPECT_EQ(simulate(g, spec).count(), 2'000'000 + 1'000'000 + 1'500'000 + 1'000'000);
+}
+
 TEST(Engine, ACudaGraphPaysOneGraphLaunchThenNodeGaps) {
   auto spec = toy_gpu();
   spec.launch.kernel_overhead = from_us(2);

@@ -166,6 +166,7 @@ TileGraph every_field_graph() {
   k.stream = 1;
   k.gpu = 1;
   k.in_cuda_graph = true;
+  k.programmatic = true;
   k.cta.registers_per_thread = 168;
   CtaTemplate& t = k.templates[0];
   t.nodes[0].engine = MemEngine::tma;
