@@ -237,6 +237,28 @@ bool cupti_durations(Runner& runner, const Config& c, std::vector<double>& per_k
 #endif
 }
 
+// One configuration: the timed repetitions, then the CUPTI set; one CSV row and a log line.
+void measure_row(FILE* f, Runner& runner, const Config& c) {
+  const Result r = runner.run(c);
+  std::vector<double> cup;
+  double cup_event = -1;
+  const bool have = cupti_durations(runner, c, cup, cup_event);
+  auto sorted = r.overhead;
+  std::sort(sorted.begin(), sorted.end());
+  const double p10 = sorted[sorted.size() / 10], p90 = sorted[sorted.size() * 9 / 10];
+  const bool two = c.kernels > 1;
+  const char* mode = c.pdl ? "stream_pdl" : c.graph ? "graph" : "stream";
+  const char* stream = c.legacy ? "legacy" : "nb";
+  std::fprintf(f, "%s,%s,%d,%d,%u,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d\n", mode, stream, c.kernels,
+               c.ctas, c.busy_ns, median(r.event), median(r.span), median(r.overhead), p10, p90, median(r.k0),
+               two ? median(r.k1) : -1.0, two ? median(r.gap) : -1.0, have ? cup[0] : -1.0, have && two ? cup[1] : -1.0,
+               have ? cup_event : -1.0, kReps);
+  std::printf("%-10s %-6s K=%d G=%3d busy=%5u ns: event %7.3f span %7.3f overhead %6.3f k0 %6.3f gap %6.3f cupti k0 %6.3f\n",
+              mode, stream, c.kernels, c.ctas, c.busy_ns, median(r.event), median(r.span), median(r.overhead), median(r.k0),
+              two ? median(r.gap) : -1.0, have ? cup[0] : -1.0);
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -261,44 +283,13 @@ int main(int argc, char** argv) {
   const int ctas[] = {8, 64, prop.multiProcessorCount, 2 * prop.multiProcessorCount};
   const unsigned busy_ns[] = {0, 2000, 8000};
   for (int graph = 1; graph >= 0; --graph)
-   for (int legacy = 0; legacy <= 1; ++legacy)
-    for (int kernels = 1; kernels <= 2; ++kernels)
-      for (int g : ctas)
-        for (unsigned b : busy_ns) {
-          const Config c{graph != 0, legacy != 0, false, kernels, g, b};
-          Result r = runner.run(c);
-          std::vector<double> cup;
-          double cup_event = -1;
-          const bool have = cupti_durations(runner, c, cup, cup_event);
-          auto sorted = r.overhead;
-          std::sort(sorted.begin(), sorted.end());
-          const double p10 = sorted[sorted.size() / 10], p90 = sorted[sorted.size() * 9 / 10];
-          std::fprintf(f, "%s,%s,%d,%d,%u,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d\n", graph ? "graph" : "stream",
-                       legacy ? "legacy" : "nb", kernels, g, b, median(r.event), median(r.span), median(r.overhead), p10, p90, median(r.k0),
-                       kernels > 1 ? median(r.k1) : -1.0, kernels > 1 ? median(r.gap) : -1.0, have ? cup[0] : -1.0,
-                       have && kernels > 1 ? cup[1] : -1.0, have ? cup_event : -1.0, kReps);
-          std::printf("%-6s %-6s K=%d G=%3d busy=%5u ns: event %7.3f span %7.3f overhead %6.3f k0 %6.3f gap %6.3f cupti k0 %6.3f\n",
-                      graph ? "graph" : "stream", legacy ? "legacy" : "nb", kernels, g, b, median(r.event), median(r.span), median(r.overhead),
-                      median(r.k0), kernels > 1 ? median(r.gap) : -1.0, have ? cup[0] : -1.0);
-          std::fflush(stdout);
-        }
-  for (int g : ctas)  // programmatic dependent launch of the second kernel (mode stream_pdl)
-    for (unsigned b : busy_ns) {
-      const Config c{false, false, true, 2, g, b};
-      Result r = runner.run(c);
-      std::vector<double> cup;
-      double cup_event = -1;
-      const bool have = cupti_durations(runner, c, cup, cup_event);
-      auto sorted = r.overhead;
-      std::sort(sorted.begin(), sorted.end());
-      std::fprintf(f, "stream_pdl,nb,2,%d,%u,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d\n", g, b,
-                   median(r.event), median(r.span), median(r.overhead), sorted[sorted.size() / 10],
-                   sorted[sorted.size() * 9 / 10], median(r.k0), median(r.k1), median(r.gap), have ? cup[0] : -1.0,
-                   have ? cup[1] : -1.0, have ? cup_event : -1.0, kReps);
-      std::printf("stream_pdl K=2 G=%3d busy=%5u ns: event %7.3f span %7.3f overhead %6.3f gap %6.3f\n", g, b,
-                  median(r.event), median(r.span), median(r.overhead), median(r.gap));
-      std::fflush(stdout);
-    }
+    for (int legacy = 0; legacy <= 1; ++legacy)
+      for (int kernels = 1; kernels <= 2; ++kernels)
+        for (int g : ctas)
+          for (unsigned b : busy_ns) measure_row(f, runner, Config{graph != 0, legacy != 0, false, kernels, g, b});
+  // programmatic dependent launch of the second kernel (mode stream_pdl)
+  for (int g : ctas)
+    for (unsigned b : busy_ns) measure_row(f, runner, Config{false, false, true, 2, g, b});
   std::fclose(f);
   std::printf("calib_graph done: %s\n", out);
   return 0;
