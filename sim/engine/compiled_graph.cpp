@@ -86,9 +86,12 @@ void compile_compute(CompiledNode& c, const graph::Node& n, const graph::Role& r
         c.latency_cycles = n.cycles.value;
         break;
       }
-      const double lanes = n.pipe == graph::SimtPipe::sfu   ? spec.simt.sfu_lanes
-                           : n.pipe == graph::SimtPipe::int32 ? spec.simt.int_lanes
-                                                              : spec.simt.fp32_lanes;
+      // uniform: one warp instruction per sub-partition and cycle (its issue slot)
+      const double lanes = n.pipe == graph::SimtPipe::sfu     ? spec.simt.sfu_lanes
+                           : n.pipe == graph::SimtPipe::int32   ? spec.simt.int_lanes
+                           : n.pipe == graph::SimtPipe::uniform ? 32.0 * sps
+                                                                : spec.simt.fp32_lanes;
+      c.uniform = n.pipe == graph::SimtPipe::uniform;
       c.pipe = n.pipe == graph::SimtPipe::sfu ? Pipe::sfu : Pipe::simt;
       c.occupancy_cycles = warps_per_sp * 32.0 * n.ops / (lanes / sps);
       c.latency_cycles = spec.simt.latency.value + n.cycles.value;

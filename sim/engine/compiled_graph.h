@@ -37,6 +37,9 @@ struct CompiledNode {
   // wgmma: its accumulators live in the issuing warps' register files, so while it runs the SIMT
   // work of the SM's warps issues at simt.rate_during_wgmma (calib_attn, docs/model.md).
   bool wgmma = false;
+  // uniform: warp-uniform (uniform-datapath) instructions, which take an issue slot each but
+  // not the vector register file, so a running wgmma does not slow them.
+  bool uniform = false;
   // memory
   std::int64_t bytes = 0;
   std::int64_t fetch_bytes = 0;  // bytes crossing L2/HBM for this CTA (bytes / multicast)

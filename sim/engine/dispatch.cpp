@@ -77,7 +77,7 @@ void Simulator::dispatch_compute(CtaRun& c, std::int32_t node, TimePoint now) {
       start = std::max(start, free_at[i]);
       if (n.issue_shared) start = std::max(start, sm.simt_free[i]);
     }
-    if ((n.pipe == Pipe::simt || n.pipe == Pipe::sfu) && simt_rate_during_wgmma_ < 1.0) {
+    if ((n.pipe == Pipe::simt || n.pipe == Pipe::sfu) && !n.uniform && simt_rate_during_wgmma_ < 1.0) {
       for (unsigned m = n.sub_partitions; m != 0; m &= m - 1) {
         const auto i = static_cast<std::size_t>(std::countr_zero(m));
         held = std::max(held, slowed_by_wgmma(start, n.occupancy, sm.wgmma_from[i], sm.wgmma_until[i]));

@@ -116,6 +116,7 @@ void Simulator::prepare_templates(KernelRun& kr) {
       r.latency = ps(n.latency_cycles);
       r.issue_shared = n.issue_shared;
       r.wgmma = n.wgmma;
+      r.uniform = n.uniform;
       if (n.pipe == Pipe::tensor || n.pipe == Pipe::simt || n.pipe == Pipe::sfu) {
         r.busy_share =
             static_cast<double>(std::popcount(n.sub_partitions)) / sps * static_cast<double>(r.occupancy.count());

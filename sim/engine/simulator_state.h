@@ -74,6 +74,7 @@ struct RunNode {
   std::uint8_t port = 0;  // memory, remote: the SM FIFO its transfer waits in (kNoPort: none)
   bool issue_shared = false;  // mma.sync: shares the sub-partition's timeline with SIMT work
   bool wgmma = false;         // slows the SM's SIMT work while it runs (simt.rate_during_wgmma)
+  bool uniform = false;       // uniform-datapath SIMT work: not slowed by a running wgmma
 };
 
 static_assert(sizeof(RunNode) <= 64, "RunNode should fit one cache line");

@@ -20,7 +20,7 @@ constexpr std::array kNodeKinds{NodeKind::load, NodeKind::store,      NodeKind::
                                 NodeKind::smem, NodeKind::remote_put, NodeKind::remote_get, NodeKind::signal,
                                 NodeKind::wait, NodeKind::delay};
 constexpr std::array kMemEngines{MemEngine::tma, MemEngine::cp_async, MemEngine::plain, MemEngine::copy_engine};
-constexpr std::array kSimtPipes{SimtPipe::fp32, SimtPipe::int32, SimtPipe::sfu, SimtPipe::fetch};
+constexpr std::array kSimtPipes{SimtPipe::fp32, SimtPipe::int32, SimtPipe::sfu, SimtPipe::fetch, SimtPipe::uniform};
 constexpr std::array kTensorInsts{TensorInst::mma_sync, TensorInst::wgmma, TensorInst::tcgen05};
 constexpr std::array kDTypes{DType::fp32,     DType::tf32,     DType::fp16, DType::bf16,
                              DType::fp8_e4m3, DType::fp8_e5m2, DType::int8, DType::fp4};

@@ -36,6 +36,7 @@ std::string_view to_string(SimtPipe p) {
     case SimtPipe::int32: return "int32";
     case SimtPipe::sfu: return "sfu";
     case SimtPipe::fetch: return "fetch";
+    case SimtPipe::uniform: return "uniform";
   }
   return "?";
 }

@@ -44,7 +44,7 @@ using TensorInst = tgsim::TensorInst;
 
 // fetch: instruction fetch of code outside the SM's fast instruction cache (`ops` = instructions
 // per thread; one warp instruction takes sm.instruction_fetch_cycles of its sub-partition's path).
-enum class SimtPipe { fp32, int32, sfu, fetch };
+enum class SimtPipe { fp32, int32, sfu, fetch, uniform };
 
 enum class EdgeKind { data, order };
 

@@ -35,6 +35,10 @@ struct SoftmaxCost {
   double fp32_per_output = 0;  // O rescale per output element
   double mask_per_score = 0;   // extra per score of a block that needs the mask
   double per_block = 0;        // other instructions per thread and KV block
+  // of which on the uniform datapath (wgmma kernels: descriptors and loop state), per wgmma
+  // instruction of the block and per block
+  double uniform_per_wgmma = 0;
+  double uniform_per_block = 0;
 };
 
 // The epilogue per output element: multiply by 1/rowsum, convert (algorithm count).
@@ -45,7 +49,7 @@ inline SoftmaxCost softmax_cost(Family f) {
     case Family::fa2:
     case Family::cudnn_sm80: return {8.0, 1.1, 1.0, 1.0, 4.0, 150.0};
     case Family::fa3:
-    case Family::cudnn: return {4.75, 1.0, 1.0, 1.0, 2.0, 130.0};
+    case Family::cudnn: return {4.75, 1.0, 1.0, 1.0, 2.0, 130.0, 4.0, 8.0};
   }
   return {};
 }

@@ -97,11 +97,20 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const std
                                      {64, static_cast<int>(bn), k_inst}, s_count)));
         // Row max, then the rest of the SIMT work, then the exponentials (the row sum needs them):
         // one warp's instructions in order (softmax.h).
+        const double uniform = std::min(
+            cost.per_block, cost.uniform_per_wgmma * static_cast<double>(s_count + pv_count) + cost.uniform_per_block);
         const double fp32 = scores * (cost.fp32_per_score - cost.max_per_score + (masked ? cost.mask_per_score : 0.0)) +
-                            outputs * cost.fp32_per_output + cost.per_block;
+                            outputs * cost.fp32_per_output + cost.per_block - uniform;
         graph::Node max_node = simt_node(fmt::format("{}max{}_{}", pre, w, jj), c.role, scores * cost.max_per_score, 128);
         max_node.cycles = Cycles{max_chain_cycles};
         const int mx = b.add(max_node);
+        if (uniform > 0) {
+          // Issued between the GEMM instructions (the SASS: descriptor moves around each HGMMA),
+          // before the warp waits for S_j.
+          const int book = b.add(simt_node(fmt::format("{}book{}_{}", pre, w, jj), c.role, uniform, 128, SimtPipe::uniform));
+          if (j > first) b.order(s.intra_warpgroup_overlap ? c.exp[j - 1] : c.pv[j - 1], book);
+          b.order(book, mx);
+        }
         const int smx = b.add(simt_node(fmt::format("{}softmax{}_{}", pre, w, jj), c.role, fp32, 128));
         const int exp =
             b.add(simt_node(fmt::format("{}exp{}_{}", pre, w, jj), c.role, scores * cost.sfu_per_score, 128, SimtPipe::sfu));

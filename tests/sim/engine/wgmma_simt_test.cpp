@@ -1,6 +1,9 @@
 // SIMT work slowed while a wgmma runs on the SM (simt.rate_during_wgmma; calib_attn, docs/model.md),
 // by hand on the toy GPU (1 cycle = 1000 ps; 8 x m64n256k16 = 1024 cycles of tensor work).
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/graph/graph_json.h"
 
 #include "sim/engine/simulator.h"
 #include "tests/sim/engine/test_machine.h"
@@ -62,6 +65,32 @@ TEST(WgmmaSlowsSimt, SimtWithoutAWgmmaIsNotSlowed) {
   g.kernels[0].templates[0].nodes[0] = delay_node("no_mma", 1);
   g.kernels[0].templates[0].nodes[0].role = 1;
   EXPECT_EQ(simulate(g, spec).count(), 304'000);
+}
+
+// Uniform-datapath instructions take their issue slots but not the vector register file: a
+// running wgmma does not slow them (one warp instruction per sub-partition and cycle).
+TEST(WgmmaSlowsSimt, UniformWorkIsNotSlowed) {
+  auto spec = toy_gpu();
+  spec.simt.rate_during_wgmma = 0.25;
+  graph::TileGraph g = overlap_graph(300);
+  g.kernels[0].templates[0].nodes[2].pipe = graph::SimtPipe::uniform;
+  // 300 cycles from cycle 4, inside the 1024 of the wgmma: hidden, where FP32 work ends at 1069.
+  EXPECT_EQ(simulate(g, spec).count(), 1'024'000);
+  g = overlap_graph(1500);
+  g.kernels[0].templates[0].nodes[2].pipe = graph::SimtPipe::uniform;
+  EXPECT_EQ(simulate(g, spec).count(), 1'504'000);
+}
+
+TEST(WgmmaSlowsSimt, ReadsAndWritesTheUniformPipe) {
+  const auto g = graph::parse_tile_graph(nlohmann::json::parse(R"({
+    "format": "tgsim-tile-graph/1", "name": "u",
+    "kernels": [{"name": "k", "cta": {"threads": 128},
+      "templates": [{"name": "t", "roles": [{"name": "w", "warps": 4}],
+        "nodes": [{"id": "desc", "kind": "simt", "pipe": "uniform", "ops": 56}], "edges": []}],
+      "grid": [{"template": "t", "count": 1}]}]})"), "test.json");
+  EXPECT_EQ(g.kernels[0].templates[0].nodes[0].pipe, graph::SimtPipe::uniform);
+  EXPECT_EQ(graph::to_json(g)["kernels"][0]["templates"][0]["nodes"][0]["pipe"], "uniform");
+  EXPECT_EQ(simulate(g, toy_gpu()).count(), 56'000);  // one warp per sub-partition: 56 issue slots
 }
 
 }  // namespace
