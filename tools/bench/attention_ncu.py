@@ -10,7 +10,7 @@ instructions executed per pipe and per opcode, issue-slot use, warp stall reason
 use — so the attention lowerings' per-element instruction counts and their latency terms can be
 checked against the compiled kernels instead of being counted from the algorithm.
 
-Usage: attention_ncu.py [--set short|decode] [--dry-run]   (CASES_SHORT or CASES_DECODE only, no GEMMs)
+Usage: attention_ncu.py [--set short|decode|perblock] [--dry-run]   (that set only, no GEMMs)
 """
 import sys
 
@@ -35,6 +35,11 @@ CASES_SHORT = [
 # --set decode: small decode calls, whose split-KV and combine kernels the model predicts 20-40% fast.
 CASES_DECODE = [("flash", 1, 32, 8, 1, 1024, 128, 0), ("flash", 1, 32, 8, 1, 8192, 128, 0),
                 ("cudnn", 1, 32, 8, 1, 1024, 128, 0)]
+# --set perblock: long kernels whose per-KV-block cost the model misses (2026-12-01, tenth
+# session): cuDNN d=128 / d=256 (d=256 10% fast in the model, d=64's SASS is in --set short) and
+# FlashAttention-2's packed-GQA decode at batch 128 (15-19% fast).
+CASES_PERBLOCK = [("cudnn", 4, 16, 16, 4096, 4096, 128, 0), ("cudnn", 4, 8, 8, 4096, 4096, 256, 0),
+                  ("cudnn", 4, 8, 8, 4096, 4096, 256, 1), ("flash", 128, 32, 8, 1, 8192, 128, 0)]
 # A few mid-size GEMMs (torch.mm, bf16, row-major M x K times K x N) that the GEMM model predicts
 # 20-25% fast, profiled the same way for comparison with a kernel the model gets right (8192^3).
 GEMMS = [(1024, 4096, 4096), (256, 4096, 4096), (2048, 4096, 4096), (8192, 8192, 8192)]
@@ -42,7 +47,8 @@ GEMMS = [(1024, 4096, 4096), (256, 4096, 4096), (2048, 4096, 4096), (8192, 8192,
 
 def main():
     which = sys.argv[sys.argv.index("--set") + 1] if "--set" in sys.argv else ""
-    cases, gemms = {"short": (CASES_SHORT, []), "decode": (CASES_DECODE, [])}.get(which, (CASES, GEMMS))
+    cases, gemms = {"short": (CASES_SHORT, []), "decode": (CASES_DECODE, []),
+                    "perblock": (CASES_PERBLOCK, [])}.get(which, (CASES, GEMMS))
     if "--dry-run" in sys.argv:
         for c in cases + gemms:
             print(*c)
