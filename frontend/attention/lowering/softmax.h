@@ -13,6 +13,10 @@
 //   and barrier bookkeeping, register moves, FA2's spills): FA2 107-180 (d=256..128), cuDNN
 //   consumer warps 116-145 -> 150 and 130;
 //   causal diagonal blocks, FA2: FSEL, ISETP, IMAD, VIADD of the mask, ~4.2 per score -> 4.
+//   Of cuDNN's per-block instructions, the uniform-datapath ones (UMOV, UIADD3, R2UR, UISETP:
+//   wgmma descriptors and loop state, set up around each HGMMA) are 4 per wgmma instruction + 8:
+//   56 per warp and block in the d=64 loop's SASS (attention_short_ncu_sass.csv.gz), 80 and 104
+//   at d=128/256 by the opcode histograms (attention_ncu_ops.csv, producer's share included).
 // The compiled kernels issue about twice the FP32 work the algorithm needs (FlashAttention-2
 // paper, Algorithm 1: max, scale-subtract, sum, half a conversion = 3.5 per score).
 // FlashAttention-3 (not measured here) takes cuDNN's counts: the same warp-specialised wgmma
