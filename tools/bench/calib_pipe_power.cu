@@ -26,8 +26,13 @@
 // The third argument picks phases and their length: "fa2mix:20,mma:20" runs those two for 20 s
 // each (default: every phase, 4 s). Rows also give the median GPU temperature of the window.
 //
+// HBM phases (hbm_stream.h): hbm_read streams an 8 GiB buffer alone (1024 threads/SM, 10 ms per
+// launch); fa2mix_hbm and mma_hbm run fa2mix_rnd / mma_rnd with a 256-thread HBM stream beside
+// them on a second stream; rows hbm_gbps_<phase>_first_60ms / _steady give the stream's rate.
+//
 // Usage: calib_pipe_power [calibration.csv] [series.csv] [phase:seconds,...]
 // (series.csv gets the NVML samples; series_eff.csv beside it each launch's effective clock)
+#include "hbm_stream.h"
 #include "mix_kernel.h"
 #include "mma_kernels.h"
 
@@ -64,7 +69,29 @@ struct Phase {
   const char* what;
   Launch run;
   double bytes_per_iter = 0;  // per CTA (the data-movement phases)
+  int hbm = 0;                // 1: the HBM stream alone (time-based), 2: beside an MMA mix
 };
+
+HbmStream g_hbm;  // hbm_read and the *_hbm phases (hbm_stream.h)
+constexpr unsigned long long kHbmLaunchNs = 10'000'000;  // each HBM-stream launch: 10 ms
+
+void launch_hbm_read(int sms, int, long long* cycles, float* sink, unsigned long long* ns) {
+  g_hbm.launch(g_hbm.mix, sms, 1024, kHbmLaunchNs, cycles, sink, ns);
+}
+
+// An MMA mix (one CTA of 8 warps per SM) and, beside it on the other stream, the HBM stream
+// (one CTA of 256 threads per SM: 32 KiB of loads in flight per SM).
+template <int L, int M, int E, int F, bool R>
+void launch_mix_hbm(int sms, int iters, long long* cycles, float* sink, unsigned long long* ns) {
+  mix_kernel<L, M, E, F, R><<<sms, 32 * 8, MIX_SMEM, g_hbm.mix>>>(iters, cycles, sink, ns);
+  g_hbm.launch(g_hbm.hbm, sms, 256, kHbmLaunchNs, nullptr, sink, nullptr);
+}
+
+template <int L, int M, int E, int F, bool R>
+Launch prepared_hbm() {
+  CK(cudaFuncSetAttribute(mix_kernel<L, M, E, F, R>, cudaFuncAttributeMaxDynamicSharedMemorySize, MIX_SMEM));
+  return &launch_mix_hbm<L, M, E, F, R>;
+}
 
 constexpr size_t kL2Int4 = (16u << 20) / 16;  // 16 MiB of int4: stays in the 60 MiB L2
 
@@ -229,6 +256,9 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&l2_buf, kL2Int4 * sizeof(int4)));
   CK(cudaMemset(l2_buf, 1, kL2Int4 * sizeof(int4)));
   g_l2_buf = l2_buf;
+  bool want_hbm = only.empty();
+  for (const auto& [name, secs] : only) want_hbm = want_hbm || name.find("hbm") != std::string::npos;
+  if (want_hbm) g_hbm.init(sms);
   const Phase phases[] = {
       {"mma", "16 mma.sync m16n8k16 bf16", prepared<0, 16, 0, 0>()},
       {"fma", "22 fma.rn.f32", prepared<0, 0, 0, 22>()},
@@ -262,6 +292,14 @@ int main(int argc, char** argv) {
       {"wgmma_f2304", "2 warpgroups x 1 wgmma m64n256k16 bf16 + 2304 fma per thread", prepared_wgmma_fill<2304>()},
       {"l2_read", "1024 threads/SM, 4 ld.global.cg int4 each from a 16 MiB (L2-resident) buffer", &launch_l2_read, 65536},
       {"smem_read", "256 threads/SM, 8 ld.shared.v4 each", &launch_smem_read, 32768},
+      // HBM streaming alone and beside MMA mixes (2026-12-01, tenth session: what HBM traffic
+      // adds to an MMA load's power; FlashAttention-2 decode streams 2.4-2.7 TB/s beside mma.sync).
+      {"hbm_read", "1024 threads/SM, 8 ld.global.cs int4 each per iteration from an 8 GiB buffer, 10 ms per launch",
+       &launch_hbm_read, 0, 1},
+      {"fa2mix_hbm", "5 ldmatrix.x4 + 16 mma.sync + 4 ex2 + 22 fma, random A and B; beside it 256 threads/SM streaming HBM",
+       prepared_hbm<5, 16, 4, 22, true>(), 0, 2},
+      {"mma_hbm", "2 ldmatrix.x4 + 16 mma.sync, random A and B; beside it 256 threads/SM streaming HBM",
+       prepared_hbm<2, 16, 0, 0, true>(), 0, 2},
   };
 
   std::vector<Sample> samples;
@@ -302,13 +340,17 @@ int main(int argc, char** argv) {
     int launches = 0;
     // (t_ms at the launch's end, effective MHz); reading each launch's counters leaves the card
     // idle ~30 us per ~10 ms launch.
-    std::vector<std::pair<double, double>> eff;
+    std::vector<std::pair<double, double>> eff, hbm_gbps;  // (t_ms, value) per launch
+    std::vector<double> wall_ms;
     std::vector<long long> ce(sms);
     std::vector<unsigned long long> ne(sms);
     while (now_s() - t0 < secs) {
+      const double l0 = now_s();
       ph.run(sms, iters, d_cyc, d_sink, d_ns);
       ++launches;
       CK(cudaDeviceSynchronize());
+      wall_ms.push_back((now_s() - l0) * 1e3);
+      if (ph.hbm) hbm_gbps.push_back({(now_s() - t0) * 1e3, g_hbm.gbps(sms)});
       CK(cudaMemcpy(ce.data(), d_cyc, sms * sizeof(long long), cudaMemcpyDeviceToHost));
       CK(cudaMemcpy(ne.data(), d_ns, sms * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
       std::vector<double> mhz(sms);
@@ -345,7 +387,7 @@ int main(int argc, char** argv) {
                   "one CTA per SM on %d SMs (mix_kernel: 8 warps), per warp and iteration: %s; %d launches of %d "
                   "iterations back to back for %g s; clock64, median over the CTAs of the last launch",
                   sms, ph.what, launches, iters, secs);
-    csv.row("cycles_per_iter_" + tag, cpi, "cycles/iter", m, 1);
+    if (ph.hbm != 1) csv.row("cycles_per_iter_" + tag, cpi, "cycles/iter", m, 1);  // hbm_read runs by time
     std::snprintf(m, sizeof m, "%s back to back for %g s (all SMs); NVML every 25 ms, median over the last %g s", ph.what,
                   secs, std::min(secs - 1.0, 3.0));
     csv.row("sm_clock_" + tag + "_steady", median(clk), "MHz", m, 0);
@@ -361,6 +403,19 @@ int main(int argc, char** argv) {
                   "median over CTAs; median over the launches of the last %g s",
                   ph.what, std::min(secs - 1.0, 3.0));
     csv.row("effective_sm_clock_" + tag + "_steady", eff_steady.empty() ? 0.0 : median(eff_steady), "MHz", m, 0);
+    if (ph.hbm) {
+      std::vector<double> first, steady;
+      for (const auto& [t, v] : hbm_gbps) {
+        if (t <= 60.0) first.push_back(v);
+        if (t >= 1000 * std::max(1.0, secs - 3.0)) steady.push_back(v);
+      }
+      std::snprintf(m, sizeof m,
+                    "%s; HBM stream's bytes over its CTAs' time per launch, median over the launches that ended in the "
+                    "first 60 ms / of the last %g s; median launch wall time %.2f ms (10 ms when the two kernels overlap)",
+                    ph.what, std::min(secs - 1.0, 3.0), median(wall_ms));
+      csv.row("hbm_gbps_" + tag + "_first_60ms", first.empty() ? 0.0 : median(first), "GB/s", m, 0);
+      csv.row("hbm_gbps_" + tag + "_steady", steady.empty() ? 0.0 : median(steady), "GB/s", m, 0);
+    }
     if (ph.bytes_per_iter > 0) {
       std::snprintf(m, sizeof m, "%s; bytes per SM cycle = %g B per CTA and iteration / cycles_per_iter_%s", ph.what,
                     ph.bytes_per_iter, ph.name);
