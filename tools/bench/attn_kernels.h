@@ -23,7 +23,10 @@
 // 6 run the full block plus, after the softmax, bookkeeping of the kind cuDNN's kernels issue per
 // block: MODE 5 a dependent chain of kExtraSteps x 3 integer operations on a warp-uniform value
 // (the loop counter and blockIdx: ptxas keeps it on the uniform datapath, UIMAD/ULOP3/USHF);
-// MODE 6 the same count of FFMAs on per-thread values (8 independent chains, FP32 pipe).
+// MODE 6 the same count of FFMAs on per-thread values (8 independent chains, FP32 pipe). MODE 7
+// (with PINGPONG): turns that hold. Without it ptxas hoists the register-only exponentials above
+// the named barrier that opens a warpgroup's turn (traces/h200/calibration_attn_sass_dump.txt.gz);
+// MODE 7 ties the scores and P to the barriers, as cuDNN's SASS has them.
 //
 // attn_mma_kernel<D, ROWS, KEYS, SOFTMAX>: FlashAttention-2's warp loop (4 warps per CTA, 1 or
 // 2 CTAs per SM as launched; each warp ROWS query rows, KEYS keys per block, head dim D), per
@@ -143,6 +146,13 @@ __global__ void __launch_bounds__(128 * NWG, 1) attn_wgmma_kernel(int iters, lon
       mA = fmaxf(mA, __shfl_xor_sync(0xffffffffu, mA, 2));
       mB = fmaxf(mB, __shfl_xor_sync(0xffffffffu, mB, 2));
       if constexpr (PINGPONG) named_sync(1 + wg);
+      if constexpr (MODE == 7) {
+        // Turns that hold: the scores and row maxima pass through the barrier (an empty volatile
+        // asm after it), so ptxas cannot hoist the exponentials above it as it does otherwise.
+#pragma unroll
+        for (int i = 0; i < 64; ++i) asm volatile("" : "+f"(s[i]));
+        asm volatile("" : "+f"(mA), "+f"(mB));
+      }
       const float cA = ex2((m[0] - mA) * sl2), cB = ex2((m[1] - mB) * sl2);
       m[0] = mA;
       m[1] = mB;
@@ -208,6 +218,10 @@ __global__ void __launch_bounds__(128 * NWG, 1) attn_wgmma_kernel(int iters, lon
       for (int i = 0; i < kExtraSteps * 3 / 8; ++i)
 #pragma unroll
         for (int k = 0; k < 8; ++k) xf[k] = xf[k] * 0.9999f + 0.0001f;
+    }
+    if constexpr (MODE == 7) {  // ... and the packed P is complete before the turn passes on
+#pragma unroll
+      for (int t = 0; t < 8; ++t) asm volatile("" : "+r"(p[t][0]), "+r"(p[t][1]), "+r"(p[t][2]), "+r"(p[t][3]));
     }
     if constexpr (SOFTMAX && PINGPONG) named_arrive(2 - wg);
     if constexpr (MODE != 3) {

@@ -17,8 +17,9 @@
 // between barriers, %globaltimer alongside (their ratio is the SM's clock); the row is the median
 // over CTAs of the median of 3 launches after a warm-up.
 //
-// Usage: calib_attn [calibration_attn.csv] [mma|extra]   (mma: only the FlashAttention-2 loops;
-//        extra: the wgmma loops with 96 uniform-datapath or FP32 bookkeeping instructions per block)
+// Usage: calib_attn [calibration_attn.csv] [mma|extra|held]   (mma: only the FlashAttention-2 loops;
+//        extra: the wgmma loops with 96 uniform-datapath or FP32 bookkeeping instructions per block;
+//        held: the two-warpgroup loops without turns, with turns as compiled, with turns that hold)
 #include <string>
 
 #include "attn_kernels.h"
@@ -61,7 +62,12 @@ void run_wgmma(const Ctx& c) {
   if (MODE == 0 || MODE >= 3) {
     // tensor-core time per block at 4096 FLOP/clk/SM: S 64x128xD and PV 64xDx128 per warpgroup
     const double tensor = MODE == 3 ? 0.0 : NWG * 2.0 * (2.0 * 64 * 128 * D) / 4096.0;
-    const char* mode = MODE == 3 ? "_nogemm" : MODE == 4 ? "_wg0only" : MODE == 5 ? "_xuniform" : MODE == 6 ? "_xfp32" : "";
+    const char* mode = MODE == 3   ? "_nogemm"
+                       : MODE == 4 ? "_wg0only"
+                       : MODE == 5 ? "_xuniform"
+                       : MODE == 6 ? "_xfp32"
+                       : MODE == 7 ? "_held"
+                                   : "";
     std::snprintf(q, sizeof q, "attn_wgmma_d%d_wg%d_softmax%d_pp%d%s", D, NWG, SOFTMAX, PP ? 1 : 0, mode);
     std::snprintf(m, sizeof m,
                   "SM cycles per KV block (128 keys) of %d consumer warpgroup(s) of 64 rows, head dim %d: S = %d x wgmma "
@@ -80,6 +86,7 @@ void run_wgmma(const Ctx& c) {
                   : MODE == 5 ? "; after the softmax a dependent chain of 96 integer operations on a warp-uniform value "
                                 "(uniform datapath)"
                   : MODE == 6 ? "; after the softmax 96 FFMA per thread in 8 independent chains (FP32 pipe)"
+                  : MODE == 7 ? "; ping-pong turns that hold (scores and P tied to the named barriers)"
                               : "",
                   tensor, c.sms,
                   mhz);
@@ -203,6 +210,20 @@ void extra_set(const Ctx& c) {
   run_wgmma<128, 2, 1, true, 6>(c);
 }
 
+// Ping-pong loops whose turns hold (MODE 7), beside the same loops as compiled (pp1) and without
+// turns (pp0), at each head dim.
+void held_set(const Ctx& c) {
+  run_wgmma<64, 2, 1, false, 0>(c);
+  run_wgmma<64, 2, 1, true, 0>(c);
+  run_wgmma<64, 2, 1, true, 7>(c);
+  run_wgmma<128, 2, 1, false, 0>(c);
+  run_wgmma<128, 2, 1, true, 0>(c);
+  run_wgmma<128, 2, 1, true, 7>(c);
+  run_wgmma<256, 2, 1, false, 0>(c);
+  run_wgmma<256, 2, 1, true, 0>(c);
+  run_wgmma<256, 2, 1, true, 7>(c);
+}
+
 template <int D, int ROWS, int KEYS>
 void mma_set(const Ctx& c) {
   for (int per_sm : {1, 2}) {
@@ -222,6 +243,7 @@ int main(int argc, char** argv) {
   const char* out = argc > 1 ? argv[1] : "calibration_attn.csv";
   const bool mma_only = argc > 2 && std::string(argv[2]) == "mma";
   const bool extra_only = argc > 2 && std::string(argv[2]) == "extra";
+  const bool held_only = argc > 2 && std::string(argv[2]) == "held";
   Ctx c{};
   c.sms = open_device0();
   CalibCsv csv(out);
@@ -230,6 +252,11 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&c.d_ns, 4 * c.sms * sizeof(unsigned long long)));
   CK(cudaMalloc(&c.d_sink, 4096 * sizeof(float)));
   std::printf("attention consumer loops (operands in shared memory)\n");
+  if (held_only) {
+    held_set(c);
+    std::printf("calib_attn done\n");
+    return 0;
+  }
   if (extra_only) {
     extra_set(c);
     std::printf("calib_attn done\n");

@@ -2,8 +2,9 @@
 # Builds calib_attn (tools/bench, Release, in /tmp) and times attention consumer loops with their
 # operands in shared memory (wgmma with P from registers, ping-pong; FlashAttention-2's mma.sync
 # loop at 1 and 2 CTAs per SM): docs/attention.md. Never changes GPU settings.
-#   OUT=... tools/bench/run_attn_calib.sh [mma|extra]   (mma: only the FlashAttention-2 loops;
-#   extra: the wgmma loops with uniform-datapath or FP32 bookkeeping -> calibration_attn_extra.csv)
+#   OUT=... tools/bench/run_attn_calib.sh [mma|extra|held]   (mma: only the FlashAttention-2 loops;
+#   extra: the wgmma loops with uniform-datapath or FP32 bookkeeping -> calibration_attn_extra.csv;
+#   held: two-warpgroup ping-pong loops whose turns hold -> calibration_attn_held.csv)
 # Output ($OUT, default /tmp/attn_calib): calibration_attn.csv; calibration_attn_sass.csv (static
 # SASS opcode counts per kernel, sass_histogram.py), log.txt.
 source "$(dirname "$0")/run_common.sh"
@@ -15,4 +16,5 @@ cuobjdump --dump-sass "$BUILD/calib_attn" 2>/dev/null | python3 "$HERE/sass_hist
 wc -l "$OUT/calibration_attn_sass.csv"
 CSV=calibration_attn.csv
 [ "${1:-}" = extra ] && CSV=calibration_attn_extra.csv
+[ "${1:-}" = held ] && CSV=calibration_attn_held.csv
 timeout 240 "$BUILD/calib_attn" "$OUT/$CSV" $1 || exit 1
