@@ -79,6 +79,8 @@ __global__ void __launch_bounds__(128 * NWG, 1) attn_wgmma_kernel(int iters, lon
   static_assert(D == 64 || D == 128 || D == 256, "head dim 64, 128 or 256");
   static_assert(!PINGPONG || NWG == 2, "ping-pong needs two warpgroups");
   extern __shared__ __align__(1024) uint8_t smem[];
+  __shared__ float zero_word;  // MODE 7: a zero read after each turn's barrier
+  if (threadIdx.x == 0) zero_word = 0.f;
   __nv_bfloat16* sb = reinterpret_cast<__nv_bfloat16*>(smem);
   for (int i = threadIdx.x; i < ATTN_SMEM / 2; i += blockDim.x) sb[i] = __float2bfloat16(0.25f * urand(i, 5 + blockIdx.x));
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
@@ -147,11 +149,13 @@ __global__ void __launch_bounds__(128 * NWG, 1) attn_wgmma_kernel(int iters, lon
       mB = fmaxf(mB, __shfl_xor_sync(0xffffffffu, mB, 2));
       if constexpr (PINGPONG) named_sync(1 + wg);
       if constexpr (MODE == 7) {
-        // Turns that hold: the scores and row maxima pass through the barrier (an empty volatile
-        // asm after it), so ptxas cannot hoist the exponentials above it as it does otherwise.
-#pragma unroll
-        for (int i = 0; i < 64; ++i) asm volatile("" : "+f"(s[i]));
-        asm volatile("" : "+f"(mA), "+f"(mB));
+        // Turns that hold: the row maxima take a zero loaded from shared memory after the barrier
+        // (a load ptxas cannot move above it; an empty asm would leave no trace in the PTX), so
+        // the exponentials cannot be hoisted above it as they are otherwise.
+        float zero;
+        asm volatile("ld.volatile.shared.f32 %0, [%1];" : "=f"(zero) : "r"((uint32_t)__cvta_generic_to_shared(&zero_word)));
+        mA += zero;
+        mB += zero;
       }
       const float cA = ex2((m[0] - mA) * sl2), cB = ex2((m[1] - mB) * sl2);
       m[0] = mA;
@@ -219,9 +223,11 @@ __global__ void __launch_bounds__(128 * NWG, 1) attn_wgmma_kernel(int iters, lon
 #pragma unroll
         for (int k = 0; k < 8; ++k) xf[k] = xf[k] * 0.9999f + 0.0001f;
     }
-    if constexpr (MODE == 7) {  // ... and the packed P is complete before the turn passes on
+    if constexpr (MODE == 7) {  // ... and P is complete before the turn passes on: it is stored first
+      uint32_t all = 0;
 #pragma unroll
-      for (int t = 0; t < 8; ++t) asm volatile("" : "+r"(p[t][0]), "+r"(p[t][1]), "+r"(p[t][2]), "+r"(p[t][3]));
+      for (int t = 0; t < 8; ++t) all ^= p[t][0] ^ p[t][1] ^ p[t][2] ^ p[t][3];
+      if (all == 0x7f7f7f7fu && iters < 0) zero_word = __uint_as_float(all);  // never true
     }
     if constexpr (SOFTMAX && PINGPONG) named_arrive(2 - wg);
     if constexpr (MODE != 3) {

@@ -95,7 +95,10 @@ def graph(d, wgs, softmax, pingpong, blocks, sms=132, mode=""):
                 edge(c["last"], first, "order")
             c["last"] = prev
         cons.append(c)
-    if pingpong and softmax and wgs == 2:
+    # Turn-taking edges only where the loop really takes turns: in the plain pp1 loops ptxas
+    # hoisted the exponentials above the named barrier (calibration_attn_sass_dump.txt.gz); the
+    # "held" loops (calib_attn held, MODE 7) keep them inside it, as cuDNN's kernels do.
+    if pingpong and softmax and wgs == 2 and mode == "held":
         for j in range(blocks):
             edge(cons[0]["exp"][j], cons[1]["smx"][j], "order")
             if j + 1 < blocks:
