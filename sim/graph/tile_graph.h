@@ -44,6 +44,8 @@ using TensorInst = tgsim::TensorInst;
 
 // fetch: instruction fetch of code outside the SM's fast instruction cache (`ops` = instructions
 // per thread; one warp instruction takes sm.instruction_fetch_cycles of its sub-partition's path).
+// uniform: uniform-datapath instructions: one issue slot per warp instruction on the SIMT
+// timeline, not slowed by a running wgmma (simt.rate_during_wgmma).
 enum class SimtPipe { fp32, int32, sfu, fetch, uniform };
 
 enum class EdgeKind { data, order };

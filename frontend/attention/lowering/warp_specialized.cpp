@@ -59,6 +59,9 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const std
   const auto pv_count = static_cast<std::int64_t>(std::ceil(wg_rows / 64) * std::ceil(d / pv_n) * std::ceil(bn / k_inst));
   const double scores = wg_rows * bn / 128, outputs = wg_rows * d / 128;  // per consumer thread
   const SoftmaxCost cost = softmax_cost(s.family);
+  // Of the per-block instructions, those on the uniform datapath (softmax.h): the `book` nodes.
+  const double uniform =
+      std::min(cost.per_block, cost.uniform_per_wgmma * static_cast<double>(s_count + pv_count) + cost.uniform_per_block);
   const auto stages = static_cast<std::size_t>(s.stages);
 
   std::vector<Consumer> cons(static_cast<std::size_t>(wgs));
@@ -97,8 +100,6 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const std
                                      {64, static_cast<int>(bn), k_inst}, s_count)));
         // Row max, then the rest of the SIMT work, then the exponentials (the row sum needs them):
         // one warp's instructions in order (softmax.h).
-        const double uniform = std::min(
-            cost.per_block, cost.uniform_per_wgmma * static_cast<double>(s_count + pv_count) + cost.uniform_per_block);
         const double fp32 = scores * (cost.fp32_per_score - cost.max_per_score + (masked ? cost.mask_per_score : 0.0)) +
                             outputs * cost.fp32_per_output + cost.per_block - uniform;
         graph::Node max_node = simt_node(fmt::format("{}max{}_{}", pre, w, jj), c.role, scores * cost.max_per_score, 128);

@@ -164,13 +164,19 @@ TEST(Engine, TensorPipeIsSharedByCtasOnOneSm) {
   EXPECT_EQ(simulate(g, toy_gpu(1)).count(), 2 * 1'024'000);
 }
 
+// Two kernels of one CTA that waits 1000 cycles, the second named `second`, both on stream 0.
+graph::TileGraph two_delay_kernels(const char* second) {
+  auto g = one_kernel(make_template({delay_node("d", 1000)}, {}));
+  g.kernels.push_back(g.kernels[0]);
+  g.kernels[1].name = second;
+  return g;
+}
+
 TEST(Engine, KernelsOnOneStreamRunBackToBackWithLaunchGap) {
   auto spec = toy_gpu();
   spec.launch.kernel_overhead = from_us(2);
   spec.launch.queued_kernel_gap = from_ns(500);
-  auto g = one_kernel(make_template({delay_node("d", 1000)}, {}));
-  g.kernels.push_back(g.kernels[0]);
-  g.kernels[1].name = "k2";
+  auto g = two_delay_kernels("k2");
   // launch onto the idle stream, kernel, queued-kernel gap, kernel
   EXPECT_EQ(simulate(g, spec).count(), 2'000'000 + 1'000'000 + 500'000 + 1'000'000);
 }
@@ -180,9 +186,7 @@ TEST(Engine, AProgrammaticKernelStartsThePdlGapAfterItsPredecessor) {
   spec.launch.kernel_overhead = from_us(2);
   spec.launch.queued_kernel_gap = from_ns(1500);
   spec.launch.pdl_kernel_gap = from_ns(400);
-  auto g = one_kernel(make_template({delay_node("d", 1000)}, {}));
-  g.kernels.push_back(g.kernels[0]);
-  g.kernels[1].name = "reduce";
+  auto g = two_delay_kernels("reduce");
   g.kernels[1].programmatic = true;
   EXPECT_EQ(simulate(g, spec).count(), 2'000'000 + 1'000'000 + 400'000 + 1'000'000);
   g.kernels[1].programmatic = false;
@@ -195,9 +199,7 @@ TEST(Engine, ACudaGraphPaysOneGraphLaunchThenNodeGaps) {
   spec.launch.queued_kernel_gap = from_ns(500);
   spec.launch.graph_launch_overhead = from_us(3);
   spec.launch.graph_kernel_overhead = from_ns(250);
-  auto g = one_kernel(make_template({delay_node("d", 1000)}, {}));
-  g.kernels.push_back(g.kernels[0]);
-  g.kernels[1].name = "k2";
+  auto g = two_delay_kernels("k2");
   for (auto& k : g.kernels) k.in_cuda_graph = true;
   // the graph's launch, kernel, the gap between graph nodes, kernel
   EXPECT_EQ(simulate(g, spec).count(), 3'000'000 + 1'000'000 + 250'000 + 1'000'000);
@@ -208,8 +210,7 @@ TEST(Engine, ACudaGraphPaysOneGraphLaunchThenNodeGaps) {
 }
 
 TEST(Engine, KernelsOnTwoStreamsOverlap) {
-  auto g = one_kernel(make_template({delay_node("d", 1000)}, {}));
-  g.kernels.push_back(g.kernels[0]);
+  auto g = two_delay_kernels("k2");
   g.kernels[1].stream = 1;
   EXPECT_EQ(simulate(g, toy_gpu(2)).count(), 1'000'000);
 }
