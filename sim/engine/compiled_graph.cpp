@@ -168,6 +168,7 @@ CompiledTemplate compile_template(const graph::CtaTemplate& t, const hw::GpuSpec
         c.pipe = Pipe::memory;
         c.bytes = src.bytes.value;
         c.fetch_bytes = (src.bytes.value + src.multicast - 1) / std::max(1, src.multicast);
+        c.multicast = std::max(1, src.multicast);
         c.engine = src.engine;
         c.tile = src.tile;
         c.tensor_key = src.tile.tensor >= 0 ? tensor_ids.at(static_cast<std::size_t>(src.tile.tensor)) : -1;

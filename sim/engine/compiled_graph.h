@@ -43,6 +43,7 @@ struct CompiledNode {
   // memory
   std::int64_t bytes = 0;
   std::int64_t fetch_bytes = 0;  // bytes crossing L2/HBM for this CTA (bytes / multicast)
+  std::int32_t multicast = 1;    // TMA multicast factor (the SM receives all k slices)
   graph::MemEngine engine = graph::MemEngine::tma;
   std::int32_t tensor_key = -1;  // graph-wide tensor id (by name), -1 untracked
   graph::TileRef tile;

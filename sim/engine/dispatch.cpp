@@ -158,7 +158,10 @@ void Simulator::start_transfer(CtaRun& c, std::int32_t node, TimePoint now) {
     c.hit[static_cast<std::size_t>(node)] = hit ? 1 : 0;
     c.nodes[static_cast<std::size_t>(node)].start = now;
   }
-  sm.port_bytes += static_cast<double>(n.fetch_bytes);
+  sm.port_bytes += static_cast<double>(n.fetch_bytes) * n.multicast;  // received: all k slices
+  if (n.multicast > 1 && !is_store) {
+    sm.read_port_held_until = now + Duration{static_cast<std::int64_t>(std::llround(static_cast<double>(n.bytes) * port_ps_per_byte_))};
+  }
   flows_.start(via_hbm ? sm.route_miss : sm.route_hit, Bytes{n.fetch_bytes}, now, token(slot_of(c), node, hit));
 }
 
@@ -185,18 +188,27 @@ void Simulator::flows_done(TimePoint now) {
       sm.smem_free = std::max(sm.smem_free, now - n.occupancy) + n.occupancy;
       sm.smem_busy_ps += static_cast<double>(n.occupancy.count());
     }
-    auto& q = sm.mem_queue[dir];
-    if (q.empty()) {
-      sm.mem_busy[dir] = false;
-    } else {
-      const auto next = q.front();
-      q.pop_front();
-      if (dir == kRemotePort) {
-        start_remote(ctas_[next.slot], next.node, now);
-      } else {
-        start_transfer(ctas_[next.slot], next.node, now);
-      }
+    if (dir == 0 && now < sm.read_port_held_until) {  // still receiving a multicast tile's other slices
+      queue_.push(sm.read_port_held_until, EventType::port_free, static_cast<std::uint32_t>(c.sm));
+      continue;
     }
+    next_transfer(static_cast<std::uint32_t>(c.sm), dir, now);
+  }
+}
+
+void Simulator::next_transfer(std::uint32_t sm_index, std::size_t dir, TimePoint now) {
+  Sm& sm = sms_[sm_index];
+  auto& q = sm.mem_queue[dir];
+  if (q.empty()) {
+    sm.mem_busy[dir] = false;
+    return;
+  }
+  const auto next = q.front();
+  q.pop_front();
+  if (dir == kRemotePort) {
+    start_remote(ctas_[next.slot], next.node, now);
+  } else {
+    start_transfer(ctas_[next.slot], next.node, now);
   }
 }
 

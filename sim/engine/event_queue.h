@@ -25,17 +25,18 @@ enum class EventType : std::uint8_t {
   node_ready = 1,  // a node's inputs are all usable: dispatch it
   cta_start = 2,   // a placed CTA begins executing
   kernel_launch = 3,
+  port_free = 4,  // an SM's read port has received a multicast tile: take the next request
 };
 
 struct Event {
   TimePoint time;
-  std::uint64_t order;  // type in the top 2 bits, insertion sequence below
+  std::uint64_t order;  // type in the top 3 bits, insertion sequence below
   std::uint32_t a;      // CTA slot or kernel index
   std::uint32_t b;      // node index
 
   EventType type() const { return static_cast<EventType>(order >> kSeqBits); }
 
-  static constexpr int kSeqBits = 62;
+  static constexpr int kSeqBits = 61;
 };
 
 class EventQueue {
@@ -73,7 +74,7 @@ class EventQueue {
 
  private:
   static constexpr std::size_t kBuckets = 64;  // times are non-negative int64: 63 bits differ at most
-  static constexpr std::size_t kTypes = 4;
+  static constexpr std::size_t kTypes = 5;
   static constexpr std::uint64_t kTopBucket = std::uint64_t{1} << (kBuckets - 1);
 
   void to_current(const Event& e) {

@@ -61,6 +61,7 @@ void Simulator::build_machine() {
       // The SM's L2 port caps each of its flows; with one flow per direction in flight per SM
       // (the FIFO in dispatch.cpp) that is exactly a per-SM, per-direction port limit.
       const BytesPerSecond port{spec_.sm.l2_bandwidth_per_sm.value * boost};
+      port_ps_per_byte_ = 1e12 / port.value;
       const FlowNetwork::LinkId hit[] = {l2_link_.back()};
       const FlowNetwork::LinkId miss[] = {l2_link_.back(), hbm_link_.back()};
       sm.route_hit = flows_.add_route(hit, port);
@@ -243,6 +244,7 @@ Result Simulator::run() {
       case EventType::node_ready: dispatch(ctas_[e.a], static_cast<std::int32_t>(e.b), now); break;
       case EventType::cta_start: start_cta(e.a, now); break;
       case EventType::kernel_launch: start_kernel(static_cast<int>(e.a), now); break;
+      case EventType::port_free: next_transfer(e.a, 0, now); break;
     }
   }
   flows_.settle(now);

@@ -95,6 +95,7 @@ class Simulator {
   void node_done(std::uint32_t slot, std::int32_t node, TimePoint now);
   void trace_node(const CtaRun& c, std::int32_t node, TimePoint now);
   void flows_done(TimePoint now);
+  void next_transfer(std::uint32_t sm, std::size_t dir, TimePoint now);
   void keep_for_critical_path(CtaRun& c);
   void record_critical_path(const CtaRun& c);
   void check_finished() const;
@@ -106,6 +107,7 @@ class Simulator {
   const graph::TileGraph& graph_;
   const hw::GpuSpec& spec_;
   double simt_rate_during_wgmma_ = 1.0;  // spec_.simt.rate_during_wgmma
+  double port_ps_per_byte_ = 0;          // an SM's L2 port: picoseconds per byte received
   SimOptions options_;
   bool detail_ = false;  // keep per-node times (critical path or trace on)
   CompiledGraph compiled_;

@@ -51,6 +51,10 @@ struct Simulator::Sm {
   std::array<std::deque<MemRequest>, kSmPorts> mem_queue;
   std::array<bool, kSmPorts> mem_busy{false, false, false};
   double port_bytes = 0;  // bytes through this SM's L2 port (utilisation)
+  // A k-way multicast load fetches bytes / k itself but receives all k slices through the port
+  // (calib_tma_multicast): the read port takes its next request no earlier than `bytes` at the
+  // port's rate after the load started.
+  TimePoint read_port_held_until{0};
   FlowNetwork::RouteId route_hit = -1;
   FlowNetwork::RouteId route_miss = -1;
 };

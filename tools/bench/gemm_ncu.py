@@ -8,13 +8,21 @@ call is a @ b.t() (cuBLAS TN, as gemm_sweep runs its rows).
 controls), for the DRAM and L2 traffic counters alone (run_ncu.sh gemm_traffic): do consecutive
 CTAs share the big operand?
 
-Usage: gemm_ncu.py [--set narrow|traffic] [--dry-run]
+--set cluster: GEMMs whose nvjet kernels multicast narrow tiles over large clusters (2x4, 4x2,
+4x1) and two controls with 2-CTA clusters (run_ncu.sh gemm_cluster, all sections): what limits
+a K step when the SM receives a whole tile but fetches a slice of it?
+
+Usage: gemm_ncu.py [--set narrow|traffic|cluster] [--dry-run]
 """
 import sys
 
 TRAFFIC = [  # dtype, M, N, K: the weight operand N x K is 72-940 MB, read once or once per n tile
     ("bf16", 256, 57344, 8192), ("bf16", 1024, 14336, 4096), ("bf16", 512, 28672, 4096),
     ("bf16", 256, 10240, 8192), ("bf16", 256, 14336, 4096), ("bf16", 4096, 4096, 4096),
+]
+CLUSTER = [  # dtype, M, N, K: the held-out rows (gemm_probe.csv) with 4- and 8-CTA clusters, two controls
+    ("bf16", 1536, 576, 7168), ("bf16", 384, 1536, 7168), ("bf16", 384, 5120, 2048), ("bf16", 96, 576, 7168),
+    ("bf16", 1024, 1024, 8192), ("bf16", 4096, 4096, 4096),
 ]
 CASES = [  # dtype, M, N, K
     ("bf16", 2500, 2500, 2500), ("bf16", 2560, 2560, 2560), ("bf16", 2049, 2049, 2049),
@@ -23,7 +31,7 @@ CASES = [  # dtype, M, N, K
 
 
 def main():
-    cases = TRAFFIC if "traffic" in sys.argv else CASES
+    cases = TRAFFIC if "traffic" in sys.argv else CLUSTER if "cluster" in sys.argv else CASES
     if "--dry-run" in sys.argv:
         for c in cases:
             print(*c)

@@ -8,6 +8,8 @@
 # attention_short: attention_ncu.py --set short (short seq-512 kernels) -> $OUT/attention_short_ncu_*;
 # attention_decode: --set decode (small decode calls) -> $OUT/attention_decode_ncu_*;
 # attention_perblock: --set perblock (cuDNN d=128/256, FA2 decode b=128) -> $OUT/attention_perblock_ncu_*.
+# gemm_cluster: gemm_ncu.py --set cluster (nvjet kernels with 4- and 8-CTA multicast clusters) ->
+# $OUT/gemm_cluster_ncu_*.
 # gemm_traffic: gemm_ncu.py --set traffic with only the traffic counters (DRAM and L2 bytes, time,
 # clock, tensor-pipe activity) -> $OUT/gemm_traffic_ncu_raw.csv.
 # Output ($OUT, default /tmp/NAME_ncu), shown for attention:
@@ -17,12 +19,13 @@
 #   attention_ncu_ops.csv         ncu_ops.py: SASS opcode histogram per kernel (entry = case order)
 #   attention_ncu_summary.txt     ncu_summary.py of the raw page
 NAME=${1:-attention}
-case "$NAME" in attention|attention_short|attention_decode|attention_perblock|gemm|gemm_traffic) ;; *) echo "usage: run_ncu.sh attention|attention_short|attention_decode|attention_perblock|gemm|gemm_traffic" >&2; exit 2 ;; esac
+case "$NAME" in attention|attention_short|attention_decode|attention_perblock|gemm|gemm_cluster|gemm_traffic) ;; *) echo "usage: run_ncu.sh attention|attention_short|attention_decode|attention_perblock|gemm|gemm_cluster|gemm_traffic" >&2; exit 2 ;; esac
 SCRIPT=${NAME}_ncu.py
 ARGS=""
 [ "$NAME" = attention_short ] && { SCRIPT=attention_ncu.py; ARGS="--set short"; }
 [ "$NAME" = attention_decode ] && { SCRIPT=attention_ncu.py; ARGS="--set decode"; }
 [ "$NAME" = attention_perblock ] && { SCRIPT=attention_ncu.py; ARGS="--set perblock"; }
+[ "$NAME" = gemm_cluster ] && { SCRIPT=gemm_ncu.py; ARGS="--set cluster"; }
 source "$(dirname "$0")/run_common.sh"
 bench_begin /tmp/${NAME}_ncu
 bench_env

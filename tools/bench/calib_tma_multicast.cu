@@ -1,0 +1,329 @@
+// calib_tma_multicast: what an SM receives when a cluster's CTAs share each pipeline stage by
+// TMA multicast, as a Hopper GEMM's cluster shares its A or B tile.
+//
+// Why: tgsim charges a multicast load `bytes / k` through L2 (and HBM) for each of the k CTAs of
+// the cluster and lets the delivery of the other k - 1 slices into the CTA's shared memory cost
+// nothing (docs/model.md, the memory path, point 5). Whether the SM's own L2 port (or shared
+// memory's fill path) also carries those deliveries decides the K-step time of GEMMs with narrow
+// tiles and large clusters (the held-out row bf16 1536x576x7168, a 2x4 cluster over 64x128 tiles,
+// docs/validation.md).
+//
+// Kernel: the ring of calib_tma_hitmiss (tma_ops.h), one CTA per SM, in clusters of k CTAs
+// (k = 1, 2, 4, 8, 16; cudaLaunchKernelEx, as many clusters as fit at once, so every CTA runs in
+// one wave). A stage is a tile of T bytes (64 bf16 cols x T/128 rows, 128B swizzle, L2 promotion
+// 256 B); CTA rank r of the cluster loads rows [r T/(128 k), (r+1) T/(128 k)) of it with
+// cp.async.bulk.tensor.2d ... .multicast::cluster to every CTA of the cluster, so every CTA's
+// stage receives the whole tile (k slices) while it fetches T / k. Lane 0 of warp 0 fills S
+// stages; warp 1 waits for each stage and releases it to every CTA of the cluster, lane c on CTA
+// c's empty barrier (count k; mapa + mbarrier.arrive.shared::cluster, as CUTLASS's pipelines
+// release a multicast stage), since a slice is written into all of them. (A first version had
+// one lane issue the k arrives with .release.cluster one after the other: 0.48-3.1 us per step,
+// set by that chain, not by the data.) Tiles: `hit` mode cycles over the cluster's own 8 tiles (L2-resident after the
+// first pass; all clusters together 1-4 MB), `miss` mode walks the cluster's own panels of a
+// 4 GiB random bf16 matrix (every tile from HBM). The consumer records %globaltimer every kCk
+// steps; the window W is the first CTA's last checkpoint, steps within W give the rates.
+// Correctness: CTA 0's first stage (all k slices) is compared byte for byte with the source
+// (swizzle undone), for every cluster size, hit mode and T = 16 KiB.
+//
+// Output: CSV case,cluster,ctas,stages,tile_bytes,slice_bytes,window_us,us_per_step,
+// gbps_recv_per_sm,gbps_recv_total,gbps_fetch_total,time_us,method (GB = 1e9 B; recv: bytes
+// landing in the CTAs' shared memory; fetch: bytes the CTAs request from L2, recv / k).
+// Usage: calib_tma_multicast [calibration_tma_multicast.csv]
+#include "common.h"
+#include "tma_ops.h"
+
+#include <string>
+#include <vector>
+
+using namespace bench;
+
+namespace {
+
+constexpr int kCk = 32;      // steps between two timestamps
+constexpr int kMaxCk = 32;   // 1024 steps per CTA
+constexpr int kSteps = kCk * kMaxCk;
+constexpr int kPitch = 16384;                // bytes per matrix row (8192 bf16)
+constexpr int kTilesPerPanel = kPitch / 128; // 64-col tiles along a row
+constexpr int kHitTiles = 8;                 // hit mode: tiles per cluster region
+
+struct Params {
+  int stages, tile_rows, slice_rows, miss, panels_per_cluster;
+  unsigned long long* t0;  // [ctas] globaltimer at entry
+  unsigned long long* ck;  // [ctas][kMaxCk] globaltimer after step (i+1)*kCk - 1
+  unsigned char* dbg;      // [tile bytes]: CTA 0's first stage
+};
+
+__device__ __forceinline__ uint32_t cluster_rank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ uint32_t cluster_size() {
+  uint32_t n;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
+  return n;
+}
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+// An arrive on the barrier at the same offset in CTA `cta` of the cluster, with the default
+// semantics (release, CTA scope), as CUTLASS's ClusterBarrier::arrive(cta_id) issues it.
+__device__ __forceinline__ void mbar_arrive_cluster(uint32_t local_bar, uint32_t cta) {
+  uint32_t remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local_bar), "r"(cta));
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
+}
+__device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtensorMap* tm, int c0, int c1, uint32_t bar,
+                                                      uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, "
+      "%3}], [%4], %5;" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(tm)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
+      : "memory");
+}
+
+__global__ void __launch_bounds__(64, 1) multicast_kernel(const __grid_constant__ CUtensorMap map, Params p) {
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, cta = blockIdx.x;
+  const uint32_t k = cluster_size(), rank = cluster_rank();
+  const int cluster = cta / (int)k;
+  if (tid == 0) p.t0[cta] = globaltimer();
+  const uint32_t raw = smem_u32(smem_raw);
+  const uint32_t aligned = (raw + 1023u) & ~1023u;  // the same offset in every CTA of the cluster
+  const uint32_t bars = aligned, tiles = aligned + 1024u;
+  const unsigned char* tiles_g = smem_raw + (tiles - raw);
+  const int S = p.stages;
+  const uint32_t tile_bytes = (uint32_t)p.tile_rows * 128u, slice_bytes = (uint32_t)p.slice_rows * 128u;
+  if (tid == 0) {
+    for (int s = 0; s < S; ++s) mbar_init(bars + 8u * s, 1);           // full: the local producer + tx
+    for (int s = 0; s < S; ++s) mbar_init(bars + 8u * (S + s), k);     // empty: one release per cluster CTA
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  cluster_sync();  // no slice lands in a peer before its barriers exist
+  if (warp == 0 && lane == 0) {
+    const uint16_t mask = (uint16_t)((1u << k) - 1u);
+    int s = 0, j = 0;
+    uint32_t ph = 1;
+    for (int it = 0; it < kSteps; ++it) {
+      mbar_wait(bars + 8u * (S + s), ph);
+      mbar_arrive_expect_tx(bars + 8u * s, tile_bytes);
+      int col, row;
+      if (p.miss) {  // the cluster's own panels, tile after tile
+        col = (j % kTilesPerPanel) * 64;
+        row = (cluster * p.panels_per_cluster + j / kTilesPerPanel) * p.tile_rows;
+      } else {       // the cluster's own 8 tiles, round and round
+        col = (j % kHitTiles) * 64;
+        row = cluster * p.tile_rows;
+      }
+      tma_load_2d_multicast(tiles + (uint32_t)s * tile_bytes + rank * slice_bytes, &map, col,
+                            row + (int)rank * p.slice_rows, bars + 8u * s, mask);
+      ++j;
+      if (++s == S) { s = 0; ph ^= 1; }
+    }
+  } else if (warp == 1) {
+    int s = 0;
+    uint32_t ph = 0;
+    for (int it = 0; it < kSteps; ++it) {
+      mbar_wait(bars + 8u * s, ph);
+      if (p.dbg && cta == 0 && it == 0)
+        for (uint32_t i = lane; i < tile_bytes; i += 32) p.dbg[i] = tiles_g[i];
+      __syncwarp();
+      if ((uint32_t)lane < k) mbar_arrive_cluster(bars + 8u * (S + s), (uint32_t)lane);  // lane c releases CTA c
+      if (lane == 0 && (it + 1) % kCk == 0) p.ck[cta * kMaxCk + (it + 1) / kCk - 1] = globaltimer();
+      if (++s == S) { s = 0; ph ^= 1; }
+    }
+  }
+  __syncthreads();
+  cluster_sync();  // no CTA leaves while a peer may still write into it or arrive on its barriers
+}
+
+struct Case {
+  int cluster, tile_bytes, stages;
+  bool miss;
+  int ctas = 0;  // 0: as many clusters as fit at once
+};
+
+// Bytes of the tile at (col, row) of `rows` rows, swizzle undone, against what the kernel dumped.
+long long compare_tile(const unsigned char* dumped, const unsigned char* src_dev, int col, int row, int rows) {
+  std::vector<unsigned char> ref((size_t)rows * 128);
+  CK(cudaMemcpy2D(ref.data(), 128, src_dev + (size_t)row * kPitch + (size_t)col * 2, kPitch, 128, rows,
+                  cudaMemcpyDeviceToHost));
+  long long bad = 0;
+  for (int r = 0; r < rows; ++r)
+    for (int byte = 0; byte < 128; ++byte)
+      bad += dumped[r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15))] != ref[(size_t)r * 128 + byte];
+  return bad;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* out = argc > 1 ? argv[1] : "calibration_tma_multicast.csv";
+  const int nsm = open_device0();
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+  Nvml nvml(0);
+  load_tensor_map_encoder();
+  CK(cudaFuncSetAttribute(multicast_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)prop.sharedMemPerBlockOptin));
+  CK(cudaFuncSetAttribute(multicast_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+
+  const size_t a_bytes = 4ull << 30, flush_bytes = 256ull << 20;
+  const int rows_total = (int)(a_bytes / kPitch);
+  unsigned char *mat, *dbg;
+  void* flush;
+  unsigned long long *t0, *ck;
+  CK(cudaMalloc(&mat, a_bytes));
+  CK(cudaMalloc(&flush, flush_bytes));
+  CK(cudaMalloc(&dbg, 64 * 1024));
+  CK(cudaMalloc(&t0, nsm * sizeof(unsigned long long)));
+  CK(cudaMalloc(&ck, (size_t)nsm * kMaxCk * sizeof(unsigned long long)));
+  fill_random(reinterpret_cast<__nv_bfloat16*>(mat), a_bytes / 2, 0x51);
+  CK(cudaDeviceSynchronize());
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+
+  const auto smem_of = [](const Case& cs) { return cs.stages * cs.tile_bytes + 2048; };
+  const auto config_of = [&](const Case& cs, int ctas, cudaLaunchAttribute* attr) {
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(ctas);
+    cfg.blockDim = dim3(64);
+    cfg.dynamicSmemBytes = smem_of(cs);
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = cs.cluster;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cfg;
+  };
+  const auto ctas_of = [&](const Case& cs) {
+    if (cs.ctas > 0) return cs.ctas;
+    cudaLaunchAttribute attr[1];
+    cudaLaunchConfig_t cfg = config_of(cs, cs.cluster, attr);
+    int clusters = 0;
+    CK(cudaOccupancyMaxActiveClusters(&clusters, multicast_kernel, &cfg));
+    return std::min(clusters * cs.cluster, nsm / cs.cluster * cs.cluster);
+  };
+  const auto map_of = [&](const Case& cs) {
+    return make_map(mat, kPitch / 2, (uint64_t)rows_total, (uint32_t)(cs.tile_bytes / 128 / cs.cluster),
+                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+  };
+  const auto params_of = [&](const Case& cs, int ctas) {
+    Params p{};
+    p.stages = cs.stages;
+    p.tile_rows = cs.tile_bytes / 128;
+    p.slice_rows = p.tile_rows / cs.cluster;
+    p.miss = cs.miss ? 1 : 0;
+    p.panels_per_cluster = (kSteps + kTilesPerPanel - 1) / kTilesPerPanel;
+    const int clusters = ctas / cs.cluster;
+    if ((long long)clusters * (cs.miss ? p.panels_per_cluster : 1) * p.tile_rows > rows_total) {
+      std::fprintf(stderr, "case k=%d T=%d: the matrix is too small\n", cs.cluster, cs.tile_bytes);
+      std::exit(2);
+    }
+    p.t0 = t0;
+    p.ck = ck;
+    return p;
+  };
+  const auto launch = [&](const Case& cs, int ctas, const CUtensorMap& map, const Params& p) {
+    cudaLaunchAttribute attr[1];
+    cudaLaunchConfig_t cfg = config_of(cs, ctas, attr);
+    CK(cudaLaunchKernelEx(&cfg, multicast_kernel, map, p));
+  };
+
+  // correctness: CTA 0's first stage holds the whole tile (its own slice and its peers')
+  long long bad = 0;
+  for (int k : {1, 2, 4, 8, 16}) {
+    const Case cs{k, 16384, 4, false};
+    const int ctas = ctas_of(cs);
+    Params p = params_of(cs, ctas);
+    p.dbg = dbg;
+    CK(cudaMemset(dbg, 0x5A, cs.tile_bytes));
+    launch(cs, ctas, map_of(cs), p);
+    CKLAUNCH();
+    CK(cudaDeviceSynchronize());
+    std::vector<unsigned char> d(cs.tile_bytes);
+    CK(cudaMemcpy(d.data(), dbg, d.size(), cudaMemcpyDeviceToHost));
+    const long long b = compare_tile(d.data(), mat, 0, 0, cs.tile_bytes / 128);
+    std::printf("check: cluster %2d (%d CTAs): CTA 0's first 16 KiB stage: %lld mismatches -> %s\n", k, ctas, b,
+                b == 0 ? "PASS" : "FAIL");
+    bad += b;
+  }
+
+  std::vector<Case> cases;
+  for (int T : {8192, 16384, 32768})
+    for (int k : {1, 2, 4, 8, 16}) {
+      if (T / 128 / k < 8) continue;  // slices of at least 8 rows (one 128B-swizzle period)
+      cases.push_back({k, T, T == 32768 ? 6 : 8, false});
+    }
+  for (int k : {1, 2, 4, 8}) cases.push_back({k, 16384, 8, true});
+  // the cluster-8 runs fill fewer SMs: the same CTA count without clusters
+  {
+    const int c8 = ctas_of({8, 16384, 8, false});
+    cases.push_back({1, 16384, 8, false, c8});
+    cases.push_back({1, 16384, 8, true, c8});
+  }
+
+  FILE* f = std::fopen(out, "w");
+  if (!f) { std::perror(out); return 2; }
+  std::fprintf(f, "case,cluster,ctas,stages,tile_bytes,slice_bytes,window_us,us_per_step,gbps_recv_per_sm,gbps_recv_total,"
+                  "gbps_fetch_total,time_us,method\n");
+  std::printf("%-5s %3s %4s %2s %6s %6s %9s %9s %9s %9s %9s %9s\n", "case", "k", "ctas", "S", "T", "slice", "window_us",
+              "us/step", "recv/SM", "recv all", "fetch all", "event_us");
+  const int REPS = 9;
+  for (const Case& cs : cases) {
+    const int ctas = ctas_of(cs);
+    const Params p = params_of(cs, ctas);
+    const CUtensorMap map = map_of(cs);
+    std::vector<unsigned long long> a(ctas), b((size_t)ctas * kMaxCk);
+    std::vector<double> win, steps_s, ev;
+    for (int r = -2; r < REPS; ++r) {
+      CK(cudaMemsetAsync(flush, (r + 3) & 0xff, flush_bytes));
+      CK(cudaEventRecord(e0));
+      launch(cs, ctas, map, p);
+      CKLAUNCH();
+      CK(cudaEventRecord(e1));
+      CK(cudaEventSynchronize(e1));
+      if (r < 0) continue;
+      float ms;
+      CK(cudaEventElapsedTime(&ms, e0, e1));
+      CK(cudaMemcpy(a.data(), t0, ctas * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+      CK(cudaMemcpy(b.data(), ck, b.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+      const unsigned long long tmin = *std::min_element(a.begin(), a.end());
+      double w = 1e30;
+      for (int c = 0; c < ctas; ++c) w = std::min(w, (double)(b[(size_t)c * kMaxCk + kMaxCk - 1] - tmin));
+      double steps = 0;
+      for (int c = 0; c < ctas; ++c) steps += tiles_by(b, c, kMaxCk, kMaxCk, kCk, a[c], tmin, w);
+      win.push_back(w * 1e-3);
+      steps_s.push_back(steps / w);  // steps per ns, all CTAs
+      ev.push_back(ms * 1e3);
+    }
+    const double rate = median(steps_s), window = median(win);
+    const double us_step = ctas / rate * 1e-3;
+    const double recv_sm = cs.tile_bytes / (us_step * 1e3), recv = recv_sm * ctas, fetch = recv / cs.cluster;
+    const std::string name = cs.miss ? "miss" : "hit";
+    char m[1000];
+    std::snprintf(m, sizeof m,
+                  "2D TMA multicast: clusters of %d CTAs (one per SM, %d CTAs, one wave); a stage is a tile of 64 bf16 "
+                  "cols x %d rows (%d B; 128B swizzle; L2 promotion 256B), each CTA loading %d rows of it by "
+                  "cp.async.bulk.tensor.2d...multicast::cluster to every CTA of its cluster; %s; %d stages; 1 producer "
+                  "thread, 1 consumer warp releasing each stage to every CTA of the cluster (no compute); %d steps; "
+                  "rates over the window until the first CTA ends (%.1f us); 256 MiB memset before each rep; median of "
+                  "%d reps; SM clock after %.0f MHz",
+                  cs.cluster, ctas, cs.tile_bytes / 128, cs.tile_bytes, cs.tile_bytes / 128 / cs.cluster,
+                  cs.miss ? "each cluster walks its own panels of a 4 GiB random bf16 matrix (L2 misses)"
+                          : "each cluster cycles over its own 8 tiles (L2-resident after the first pass)",
+                  cs.stages, kSteps, window, REPS, nvml.sm_mhz());
+    std::fprintf(f, "%s,%d,%d,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s\n", name.c_str(), cs.cluster, ctas, cs.stages, cs.tile_bytes,
+                 cs.tile_bytes / cs.cluster, fmt(window, 2).c_str(), fmt(us_step, 4).c_str(), fmt(recv_sm, 1).c_str(),
+                 fmt(recv, 1).c_str(), fmt(fetch, 1).c_str(), fmt(median(ev), 2).c_str(), csv_field(m).c_str());
+    std::fflush(f);
+    std::printf("%-5s %3d %4d %2d %6d %6d %9.2f %9.4f %9.1f %9.1f %9.1f %9.2f\n", name.c_str(), cs.cluster, ctas,
+                cs.stages, cs.tile_bytes, cs.tile_bytes / cs.cluster, window, us_step, recv_sm, recv, fetch, median(ev));
+  }
+  std::fclose(f);
+  std::printf("calib_tma_multicast done (%s)\n", bad == 0 ? "checks passed" : "CHECKS FAILED");
+  return bad == 0 ? 0 : 1;
+}
