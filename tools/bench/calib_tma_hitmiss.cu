@@ -146,18 +146,6 @@ struct Case {
   int a_wrap = 0;        // > 0: the A stream re-reads its first a_wrap boxes (L2-resident) by A's code path
 };
 
-// Bytes of the box at (col, row) of a row-major bf16 matrix of `pitch` bytes, swizzle undone,
-// against what the kernel dumped.
-long long compare_box(const unsigned char* dumped, const unsigned char* src_dev, int pitch, int col, int row) {
-  std::vector<unsigned char> ref(kBoxBytes);
-  CK(cudaMemcpy2D(ref.data(), 128, src_dev + (size_t)row * pitch + (size_t)col * 2, pitch, 128, kBoxRows,
-                  cudaMemcpyDeviceToHost));
-  long long bad = 0;
-  for (int r = 0; r < kBoxRows; ++r)
-    for (int byte = 0; byte < 128; ++byte)
-      bad += dumped[r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15))] != ref[r * 128 + byte];
-  return bad;
-}
 
 }  // namespace
 
@@ -232,8 +220,8 @@ int main(int argc, char** argv) {
     CK(cudaDeviceSynchronize());
     std::vector<unsigned char> d(2 * kBoxBytes);
     CK(cudaMemcpy(d.data(), dbg, d.size(), cudaMemcpyDeviceToHost));
-    bad += compare_box(d.data(), a_mat, pitch, 0, 0);
-    bad += compare_box(d.data() + kBoxBytes, b_mat, pitch, 0, 0);  // CTA 0's region starts at (0, 0)
+    bad += compare_swizzled_box(d.data(), a_mat, pitch, 0, 0, kBoxRows);
+    bad += compare_swizzled_box(d.data() + kBoxBytes, b_mat, pitch, 0, 0, kBoxRows);  // CTA 0's region starts at (0, 0)
     std::printf("check: CTA 0's first A box and first B box: %lld mismatches -> %s\n", bad, bad == 0 ? "PASS" : "FAIL");
   }
 

@@ -145,17 +145,6 @@ struct Case {
   int ctas = 0;  // 0: as many clusters as fit at once
 };
 
-// Bytes of the tile at (col, row) of `rows` rows, swizzle undone, against what the kernel dumped.
-long long compare_tile(const unsigned char* dumped, const unsigned char* src_dev, int col, int row, int rows) {
-  std::vector<unsigned char> ref((size_t)rows * 128);
-  CK(cudaMemcpy2D(ref.data(), 128, src_dev + (size_t)row * kPitch + (size_t)col * 2, kPitch, 128, rows,
-                  cudaMemcpyDeviceToHost));
-  long long bad = 0;
-  for (int r = 0; r < rows; ++r)
-    for (int byte = 0; byte < 128; ++byte)
-      bad += dumped[r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15))] != ref[(size_t)r * 128 + byte];
-  return bad;
-}
 
 }  // namespace
 
@@ -246,7 +235,7 @@ int main(int argc, char** argv) {
     CK(cudaDeviceSynchronize());
     std::vector<unsigned char> d(cs.tile_bytes);
     CK(cudaMemcpy(d.data(), dbg, d.size(), cudaMemcpyDeviceToHost));
-    const long long b = compare_tile(d.data(), mat, 0, 0, cs.tile_bytes / 128);
+    const long long b = compare_swizzled_box(d.data(), mat, kPitch, 0, 0, cs.tile_bytes / 128);
     std::printf("check: cluster %2d (%d CTAs): CTA 0's first 16 KiB stage: %lld mismatches -> %s\n", k, ctas, b,
                 b == 0 ? "PASS" : "FAIL");
     bad += b;

@@ -2,7 +2,8 @@
 // calib_tma_mix, calib_tma_hitmiss): PTX wrappers for mbarrier set-up/arrive/wait, 2D tensor and 1D bulk copies
 // into shared memory, and a 2D bf16 tensor map with 128-byte swizzle built through the
 // driver's cuTensorMapEncodeTiled (found at run time, so no link against libcuda); a read-only
-// L2 flush kernel and the checkpoint interpolation the streaming benchmarks share.
+// L2 flush kernel, the checkpoint interpolation the streaming benchmarks share, and the check of
+// a swizzled box against its source.
 #pragma once
 
 #include "common.h"
@@ -114,6 +115,21 @@ inline CUtensorMap make_map(void* base, uint64_t cols, uint64_t rows, uint32_t b
     std::exit(2);
   }
   return m;
+}
+
+// Mismatching bytes between a box of `rows` x 128 B that a kernel dumped from shared memory (as
+// the 128B swizzle laid it out) and the box at (col, row) of the row-major bf16 matrix src_dev
+// of `pitch` bytes per row.
+inline long long compare_swizzled_box(const unsigned char* dumped, const unsigned char* src_dev, int pitch, int col,
+                                      int row, int rows) {
+  std::vector<unsigned char> ref((size_t)rows * 128);
+  CK(cudaMemcpy2D(ref.data(), 128, src_dev + (size_t)row * pitch + (size_t)col * 2, pitch, 128, rows,
+                  cudaMemcpyDeviceToHost));
+  long long bad = 0;
+  for (int r = 0; r < rows; ++r)
+    for (int byte = 0; byte < 128; ++byte)
+      bad += dumped[r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15))] != ref[(size_t)r * 128 + byte];
+  return bad;
 }
 
 }  // namespace bench
