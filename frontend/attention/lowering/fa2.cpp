@@ -1,7 +1,9 @@
 // FlashAttention-2 forward (flash_fwd_kernel / flash_fwd_splitkv_kernel), as PyTorch's flash
 // backend runs it on Ampere and Hopper. One CTA per Q tile; its `warps` warps split the tile's
 // rows and each warp both loads and computes. Mainloop, per KV block j:
-//   ldV_j  cp.async V_j into the single V buffer (once PV_{j-1} has read it);
+//   ldV_j  cp.async V_j into the single V buffer (once PV_{j-1} has read it and, in PyTorch's
+//          kernels, once K_j and in the first iteration Q have landed: the loop waits for all
+//          its copies before issuing it);
 //   S_j    ldmatrix (Q rows + all of K_j, per warp), then mma.sync S = Q K_j^T;
 //   ldK_j+1 cp.async the next K block into the single K buffer (after S_j, and V_j landed);
 //   softmax_j on the FP32 pipe and the SFU (exp2), O rescale, after V_j landed (the kernel waits
@@ -82,6 +84,12 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Tem
     const int ld_v = b.add(memory_node(fmt::format("ldV_{}", j), NodeKind::load, MemEngine::cp_async, role, kv_tile, t_v,
                                        {param(p_bkv), param(p_n_start, j), {}}));
     b.order(prev_pv, ld_v);
+    if (s.family == Family::fa2) {
+      // flash_fwd_kernel.h issues V_j after cp_async_wait<0>() + __syncthreads() at the top of the
+      // iteration: once K_j (and, in the first one, Q) has landed, so V_j's load overlaps only S_j.
+      b.edge(prev_k_load, ld_v);
+      if (j == 0) b.edge(ld_q, ld_v);
+    }
     // Each warp's instruction stream is in order: its MMAs wait for the fragments ldmatrix brought.
     const int lsk = b.add(smem_node(fmt::format("ldsmK_{}", j), role, lds_k));
     const int sm = b.add(mma_node(fmt::format("S_{}", j), role, TensorInst::mma_sync, p.dtype, {16, 8, k_inst}, s_mma));
