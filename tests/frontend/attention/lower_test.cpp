@@ -100,6 +100,27 @@ TEST(AttentionLowering, Fa2SoftmaxCarriesTheCountsOfTheCompiledKernel) {
   EXPECT_DOUBLE_EQ(softmax_cost(Family::cudnn).fp32_per_score, 4.75);
 }
 
+
+// flash_fwd_kernel.h waits for all its copies at the top of each iteration before the V copy: V_j
+// follows K_j's landing (and Q's in the first iteration), K_{j+1} follows V_j's.
+TEST(AttentionLowering, Fa2IssuesEachVCopyAfterItsKBlockLanded) {
+  const auto spec = gpu("h200");
+  const Problem p = prefill(1, 1, 256, 128, false);
+  Schedule s;
+  s.block_m = 128;
+  s.block_n = 64;
+  const auto l = lower_attention(p, s, spec);
+  const auto& t = l.graph.kernels[0].templates[0];
+  EXPECT_TRUE(has_edge(t, "ldQ", "ldV_0"));
+  EXPECT_TRUE(has_edge(t, "ldK_0", "ldV_0"));
+  EXPECT_TRUE(has_edge(t, "ldK_1", "ldV_1"));
+  EXPECT_TRUE(has_edge(t, "ldV_1", "ldK_2"));
+  EXPECT_FALSE(has_edge(t, "ldQ", "ldV_1"));
+  // cuDNN's sm80 kernels' code was not read: their V copies keep the PV order only.
+  s.family = Family::cudnn_sm80;
+  const auto c = lower_attention(p, s, spec);
+  EXPECT_FALSE(has_edge(c.graph.kernels[0].templates[0], "ldK_0", "ldV_0"));
+}
 // flash-attn's d=256 rule: 128x64 tiles of 8 warps where an SM cannot hold two 64x64 CTAs but one
 // CTA can have 128 KiB (A100), else 64x64 of 4 warps, 2 CTAs per SM (H100/H200, as recorded).
 TEST(AttentionLowering, Fa2HeadDim256TileFollowsTheSharedMemoryRule) {
