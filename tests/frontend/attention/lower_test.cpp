@@ -81,14 +81,17 @@ TEST(AttentionLowering, Fa2MmaWorkEqualsTheProblemWhenTilesDivide) {
 // SIMT work of one KV block, hand-computed from softmax.h's SASS counts. FlashAttention-2 d=128,
 // 128x64 tiles, 4 warps: a thread holds 64 scores and 128 outputs, so softmax = 8 x 64 + 128 +
 // 150 = 790 instructions and exp = 64; they are chained (exp after softmax, PV after exp).
-TEST(AttentionLowering, Fa2SoftmaxCarriesTheCountsOfTheCompiledKernel) {
-  const auto spec = gpu("h200");
-  const Problem p = prefill(1, 1, 256, 128, false);
+// One 128x64 tile of d=128 over 256 keys (4 KV blocks), lowered for the H200.
+graph::CtaTemplate d128_tile(Family family = Family::fa2) {
   Schedule s;
+  s.family = family;
   s.block_m = 128;
   s.block_n = 64;
-  const auto l = lower_attention(p, s, spec);
-  const auto& t = l.graph.kernels[0].templates[0];
+  return lower_attention(prefill(1, 1, 256, 128, false), s, gpu("h200")).graph.kernels[0].templates[0];
+}
+
+TEST(AttentionLowering, Fa2SoftmaxCarriesTheCountsOfTheCompiledKernel) {
+  const auto t = d128_tile();
   EXPECT_DOUBLE_EQ(node(t, "softmax_1").ops, 8.0 * 64 + 128 + 150);
   EXPECT_DOUBLE_EQ(node(t, "exp_1").ops, 64.0);
   // Row-max chain on the H200: 64 keys / 4 threads = 16 per row, 15 maxes (4 cycles) + 2 x
@@ -104,22 +107,14 @@ TEST(AttentionLowering, Fa2SoftmaxCarriesTheCountsOfTheCompiledKernel) {
 // flash_fwd_kernel.h waits for all its copies at the top of each iteration before the V copy: V_j
 // follows K_j's landing (and Q's in the first iteration), K_{j+1} follows V_j's.
 TEST(AttentionLowering, Fa2IssuesEachVCopyAfterItsKBlockLanded) {
-  const auto spec = gpu("h200");
-  const Problem p = prefill(1, 1, 256, 128, false);
-  Schedule s;
-  s.block_m = 128;
-  s.block_n = 64;
-  const auto l = lower_attention(p, s, spec);
-  const auto& t = l.graph.kernels[0].templates[0];
+  const auto t = d128_tile();
   EXPECT_TRUE(has_edge(t, "ldQ", "ldV_0"));
   EXPECT_TRUE(has_edge(t, "ldK_0", "ldV_0"));
   EXPECT_TRUE(has_edge(t, "ldK_1", "ldV_1"));
   EXPECT_TRUE(has_edge(t, "ldV_1", "ldK_2"));
   EXPECT_FALSE(has_edge(t, "ldQ", "ldV_1"));
   // cuDNN's sm80 kernels' code was not read: their V copies keep the PV order only.
-  s.family = Family::cudnn_sm80;
-  const auto c = lower_attention(p, s, spec);
-  EXPECT_FALSE(has_edge(c.graph.kernels[0].templates[0], "ldK_0", "ldV_0"));
+  EXPECT_FALSE(has_edge(d128_tile(Family::cudnn_sm80), "ldK_0", "ldV_0"));
 }
 // flash-attn's d=256 rule: 128x64 tiles of 8 warps where an SM cannot hold two 64x64 CTAs but one
 // CTA can have 128 KiB (A100), else 64x64 of 4 warps, 2 CTAs per SM (H100/H200, as recorded).
