@@ -10,6 +10,9 @@
 # attention_perblock: --set perblock (cuDNN d=128/256, FA2 decode b=128) -> $OUT/attention_perblock_ncu_*.
 # gemm_cluster: gemm_ncu.py --set cluster (nvjet kernels with 4- and 8-CTA multicast clusters) ->
 # $OUT/gemm_cluster_ncu_*.
+# tma_share: calib_tma's contig_l2_share variants (132 CTAs re-reading G shared L2-resident regions)
+# with the L2 request counters only -> $OUT/tma_share_ncu_raw.csv and $OUT/calibration_tma_l2_share.csv
+# (the run's own rates): are reads of one line by several SMs combined before the L2?
 # gemm_traffic: gemm_ncu.py --set traffic with only the traffic counters (DRAM and L2 bytes, time,
 # clock, tensor-pipe activity) -> $OUT/gemm_traffic_ncu_raw.csv.
 # Output ($OUT, default /tmp/NAME_ncu), shown for attention:
@@ -19,7 +22,7 @@
 #   attention_ncu_ops.csv         ncu_ops.py: SASS opcode histogram per kernel (entry = case order)
 #   attention_ncu_summary.txt     ncu_summary.py of the raw page
 NAME=${1:-attention}
-case "$NAME" in attention|attention_short|attention_decode|attention_perblock|gemm|gemm_cluster|gemm_traffic) ;; *) echo "usage: run_ncu.sh attention|attention_short|attention_decode|attention_perblock|gemm|gemm_cluster|gemm_traffic" >&2; exit 2 ;; esac
+case "$NAME" in attention|attention_short|attention_decode|attention_perblock|gemm|gemm_cluster|gemm_traffic|tma_share) ;; *) echo "usage: run_ncu.sh attention|attention_short|attention_decode|attention_perblock|gemm|gemm_cluster|gemm_traffic|tma_share" >&2; exit 2 ;; esac
 SCRIPT=${NAME}_ncu.py
 ARGS=""
 [ "$NAME" = attention_short ] && { SCRIPT=attention_ncu.py; ARGS="--set short"; }
@@ -31,6 +34,14 @@ bench_begin /tmp/${NAME}_ncu
 bench_env
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 echo "ncu: $NCU ($($NCU --version | tail -1))"
+if [ "$NAME" = tma_share ]; then
+  bench_build /tmp/tgsim_bench_tma_build calib_tma
+  timeout 400 "$NCU" --clock-control none --cache-control none --kernel-name tma_stream_kernel \
+    --metrics lts__t_sectors_srcunit_tex_op_read.sum,lts__t_requests_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__t_sectors_srcunit_ltcfabric.sum,gpu__time_duration.sum,launch__grid_size \
+    --csv --page raw /tmp/tgsim_bench_tma_build/calib_tma "$OUT/calibration_tma_l2_share.csv" contig_l2_share > "$OUT/tma_share_ncu_raw.csv" || echo "ncu exited $?"
+  cut -c1-300 "$OUT/tma_share_ncu_raw.csv" | head -8
+  exit 0
+fi
 if [ "$NAME" = gemm_traffic ]; then
   timeout 300 "$NCU" --clock-control none --cache-control all --profile-from-start off --target-processes all \
     --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors.sum,gpu__time_duration.sum,gpc__cycles_elapsed.avg.per_second,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,launch__grid_size \
