@@ -159,5 +159,19 @@ TEST(TmaRingCalibration, MulticastRingsAtABandwidthLimitMatchTheirMeasurement) {
   EXPECT_GE(checked, 8);
 }
 
+// Hand-computed: two CTAs, L2 far from its limit, 32 KiB stages re-read from L2. The SM's port
+// (96 B/clk x 1980 MHz = 190.08 GB/s) sets the step at 32768 B / 190.08 GB/s = 0.1724 us. A
+// 2-CTA multicast halves what each CTA fetches, not what its SM receives: the step stays.
+TEST(TmaRingCalibration, MulticastHalvesTheFetchNotTheReceive) {
+  const std::filesystem::path root(TGSIM_SOURCE_DIR);
+  const auto spec = hw::load_gpu_preset("h200", root / "configs");
+  const double port_step_us = 32768.0 / (spec.sm.l2_bandwidth_per_sm.value * spec.clock.boost.value) * 1e6;
+  EXPECT_NEAR(port_step_us, 0.1724, 0.0005);
+  const double alone = us_per_step({2, 8, 0, 1, 32768, 1}, spec);
+  const double shared = us_per_step({2, 8, 0, 1, 32768, 2}, spec);
+  EXPECT_NEAR(alone / port_step_us, 1.0, 0.03);
+  EXPECT_NEAR(shared / port_step_us, 1.0, 0.03);
+}
+
 }  // namespace
 }  // namespace tgsim
