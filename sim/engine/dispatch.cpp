@@ -188,7 +188,7 @@ void Simulator::flows_done(TimePoint now) {
       sm.smem_free = std::max(sm.smem_free, now - n.occupancy) + n.occupancy;
       sm.smem_busy_ps += static_cast<double>(n.occupancy.count());
     }
-    if (dir == 0 && now < sm.read_port_held_until) {  // still receiving a multicast tile's other slices
+    if (dir == kReadPort && now < sm.read_port_held_until) {  // still receiving a multicast tile's other slices
       queue_.push(sm.read_port_held_until, EventType::port_free, static_cast<std::uint32_t>(c.sm));
       continue;
     }

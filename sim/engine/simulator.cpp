@@ -244,7 +244,7 @@ Result Simulator::run() {
       case EventType::node_ready: dispatch(ctas_[e.a], static_cast<std::int32_t>(e.b), now); break;
       case EventType::cta_start: start_cta(e.a, now); break;
       case EventType::kernel_launch: start_kernel(static_cast<int>(e.a), now); break;
-      case EventType::port_free: next_transfer(e.a, 0, now); break;
+      case EventType::port_free: next_transfer(e.a, kReadPort, now); break;
     }
   }
   flows_.settle(now);

@@ -13,6 +13,7 @@ constexpr int kMaxSubPartitions = 8;
 // An SM's transfer FIFOs: local reads, local writes, remote (NVLink) accesses. kNoPort: a flow
 // that no SM port serialises (copy-engine transfers).
 constexpr std::size_t kSmPorts = 3;
+constexpr std::uint8_t kReadPort = 0;
 constexpr std::uint8_t kRemotePort = 2;
 constexpr std::uint8_t kNoPort = 3;
 

@@ -96,13 +96,12 @@ __global__ void bar_pingpong(int iters, long long* cycles) {
 __global__ void __cluster_dims__(2, 1, 1) cluster_pingpong(int iters, long long* cycles) {
   __shared__ __align__(8) unsigned long long bar;
   const uint32_t b = (uint32_t)__cvta_generic_to_shared(&bar);
-  uint32_t rank;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  const uint32_t rank = cluster_rank();
   if (threadIdx.x == 0) {
     mbar_init(b, 1);
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  asm volatile("barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;" ::: "memory");
+  cluster_sync();
   long long t0 = 0;
   if (threadIdx.x < 32) {
     for (int it = -64; it < iters; ++it) {
@@ -118,7 +117,7 @@ __global__ void __cluster_dims__(2, 1, 1) cluster_pingpong(int iters, long long*
     }
   }
   if (threadIdx.x == 0) cycles[blockIdx.x] = clock64() - t0;
-  asm volatile("barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;" ::: "memory");
+  cluster_sync();
 }
 
 __global__ void syncthreads_loop(int iters, long long* cycles) {

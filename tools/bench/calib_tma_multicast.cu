@@ -53,19 +53,6 @@ struct Params {
   unsigned char* dbg;      // [tile bytes]: CTA 0's first stage
 };
 
-__device__ __forceinline__ uint32_t cluster_rank() {
-  uint32_t r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return r;
-}
-__device__ __forceinline__ uint32_t cluster_size() {
-  uint32_t n;
-  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
-  return n;
-}
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
 // An arrive on the barrier at the same offset in CTA `cta` of the cluster, with the default
 // semantics (release, CTA scope), as CUTLASS's ClusterBarrier::arrive(cta_id) issues it.
 __device__ __forceinline__ void mbar_arrive_cluster(uint32_t local_bar, uint32_t cta) {
@@ -144,7 +131,6 @@ struct Case {
   bool miss;
   int ctas = 0;  // 0: as many clusters as fit at once
 };
-
 
 }  // namespace
 

@@ -1,5 +1,6 @@
-// tma_ops.h: the Hopper TMA and mbarrier primitives the TMA microbenchmarks share (calib_tma,
-// calib_tma_mix, calib_tma_hitmiss): PTX wrappers for mbarrier set-up/arrive/wait, 2D tensor and 1D bulk copies
+// tma_ops.h: the Hopper TMA, mbarrier and cluster primitives the TMA microbenchmarks share (calib_tma,
+// calib_tma_mix, calib_tma_hitmiss, calib_tma_multicast, calib_sync): PTX wrappers for mbarrier
+// set-up/arrive/wait, cluster rank/size/barrier, 2D tensor and 1D bulk copies
 // into shared memory, and a 2D bf16 tensor map with 128-byte swizzle built through the
 // driver's cuTensorMapEncodeTiled (found at run time, so no link against libcuda); a read-only
 // L2 flush kernel, the checkpoint interpolation the streaming benchmarks share, and the check of
@@ -48,6 +49,20 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
       "}\n" ::"r"(bar),
       "r"(parity)
       : "memory");
+}
+// Thread-block clusters: this CTA's rank, the cluster's CTA count, a barrier over all its threads.
+__device__ __forceinline__ uint32_t cluster_rank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ uint32_t cluster_size() {
+  uint32_t n;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
+  return n;
+}
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
 __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* tm, int c0, int c1, uint32_t bar) {
   asm volatile(
