@@ -31,7 +31,10 @@
 // arrives on the previous stage's empty barrier (wgmma_ring_kernel, 4 stages): the K step's cost
 // with the pipeline's barrier handshakes, to set against nsweep's.
 //
-// Usage: calib_mma [calibration.csv] [wait|nsweep|ring]
+// With "tf32" it runs the same K steps with wgmma m64nNk8 tf32 for N = 64, 128, 256 (4 per commit
+// group: a K step of 32, the xmma tf32 kernels' K tile): the tf32 rate and its per-instruction cost.
+//
+// Usage: calib_mma [calibration.csv] [wait|nsweep|ring|tf32]
 #include "mma_kernels.h"
 
 #include <type_traits>
@@ -106,25 +109,30 @@ static void run_wgmma_wait(CalibCsv& csv, int sms, long long* d_cyc, float* d_si
   csv.row(q, cycles_per_iter, "cycles/iter", m, 1);
 }
 
-template <int N, int NWG, int WAIT>
+// One K step of G = 4 wgmma per commit group: m64nNk16 bf16 (K step 64) or, with TF32, m64nNk8 tf32
+// (K step 32, as the xmma tf32 kernels' 32-deep K tiles).
+template <int N, int NWG, int WAIT, bool TF32 = false>
 static void run_wgmma_n(CalibCsv& csv, int sms, long long* d_cyc, float* d_sink) {
   constexpr int G = 4;
-  auto k = wgmma_n_kernel<N, NWG, G, WAIT>;
+  using Op = std::conditional_t<TF32, WgTf32<N>, WgN<N>>;
+  auto k = wgmma_n_kernel<N, NWG, G, WAIT, Op>;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_REQ));
   const int iters = 4000;
-  const double flop = (double)NWG * iters * G * WgN<N>::FLOP;
+  const double flop = (double)NWG * iters * G * Op::FLOP;
   Result r = measure([&] { k<<<sms, 128 * NWG, SMEM_REQ>>>(iters, d_cyc, d_sink); }, sms, flop, d_cyc);
-  const double cycles_per_iter = NWG * G * WgN<N>::FLOP / r.flop_clk_sm;
+  const double cycles_per_iter = NWG * G * Op::FLOP / r.flop_clk_sm;
+  const char* shape = TF32 ? "k8 f32.tf32.tf32" : "k16 f32.bf16.bf16";
   char q[64], m[420];
-  std::snprintf(q, sizeof q, "wgmma_bf16_m64n%dk16_g%d_wg%d_wait%d", N, G, NWG, WAIT);
+  std::snprintf(q, sizeof q, "wgmma_%s_m64n%dk%d_g%d_wg%d_wait%d", TF32 ? "tf32" : "bf16", N, TF32 ? 8 : 16, G, NWG,
+                WAIT);
   std::snprintf(m, sizeof m,
-                "per iteration each of %d warpgroup(s) per SM: wgmma.fence, %d x wgmma.mma_async m64n%dk16 f32.bf16.bf16 "
+                "per iteration each of %d warpgroup(s) per SM: wgmma.fence, %d x wgmma.mma_async m64n%d%s "
                 "on one accumulator (A+B from smem) as one commit group, wait_group %d; one CTA per SM on %d SMs; "
                 "clock64 per CTA; median over CTAs of median of 3 launches; %.1f FLOP/clk/SM; spread %.2f%%",
-                NWG, G, N, WAIT, sms, r.flop_clk_sm, r.spread_pct);
+                NWG, G, N, shape, WAIT, sms, r.flop_clk_sm, r.spread_pct);
   csv.row(q, cycles_per_iter, "cycles/iter", m, 1);
-  std::printf("  m64n%-3dk16 wg%d wait%d: %8.1f cycles per K step of 4 wgmma (%6.1f FLOP/clk/SM)\n", N, NWG, WAIT,
-              cycles_per_iter, r.flop_clk_sm);
+  std::printf("  m64n%-3d%s wg%d wait%d: %8.1f cycles per K step of 4 wgmma (%6.1f FLOP/clk/SM)\n", N, TF32 ? "k8 " : "k16",
+              NWG, WAIT, cycles_per_iter, r.flop_clk_sm);
 }
 
 template <int N>
@@ -147,11 +155,11 @@ static void run_wgmma_ring(CalibCsv& csv, int sms, long long* d_cyc, float* d_si
   csv.row(q, cycles_per_iter, "cycles/iter", m, 1);
 }
 
-template <int N>
+template <int N, bool TF32 = false>
 static void run_wgmma_n_all(CalibCsv& csv, int sms, long long* d_cyc, float* d_sink) {
-  run_wgmma_n<N, 1, 1>(csv, sms, d_cyc, d_sink);
-  run_wgmma_n<N, 2, 1>(csv, sms, d_cyc, d_sink);
-  run_wgmma_n<N, 1, 0>(csv, sms, d_cyc, d_sink);
+  run_wgmma_n<N, 1, 1, TF32>(csv, sms, d_cyc, d_sink);
+  run_wgmma_n<N, 2, 1, TF32>(csv, sms, d_cyc, d_sink);
+  run_wgmma_n<N, 1, 0, TF32>(csv, sms, d_cyc, d_sink);
 }
 
 template <int CHAINS>
@@ -205,6 +213,12 @@ int main(int argc, char** argv) {
   if (argc > 2 && std::string(argv[2]) == "nsweep") {
     std::printf("wgmma m64nNk16 N sweep\n");
     run_each<8, 16, 32, 48, 64, 96, 128, 256>([&](auto n) { run_wgmma_n_all<decltype(n)::value>(csv, sms, d_cyc, d_sink); });
+    std::printf("calib_mma done\n");
+    return 0;
+  }
+  if (argc > 2 && std::string(argv[2]) == "tf32") {
+    std::printf("wgmma m64nNk8 tf32 K steps\n");
+    run_each<64, 128, 256>([&](auto n) { run_wgmma_n_all<decltype(n)::value, true>(csv, sms, d_cyc, d_sink); });
     std::printf("calib_mma done\n");
     return 0;
   }

@@ -12,7 +12,11 @@ CTAs share the big operand?
 4x1) and two controls with 2-CTA clusters (run_ncu.sh gemm_cluster, all sections): what limits
 a K step when the SM receives a whole tile but fetches a slice of it?
 
-Usage: gemm_ncu.py [--set narrow|traffic|cluster] [--dry-run]
+--set tf32: small tf32 GEMMs run by sm90 xmma kernels (64x64x32 and 64x128x32 tiles, 1x2 and 2x2
+clusters), which the model predicts 8-15% fast, and two bf16 nvjet controls of the same shapes
+(run_ncu.sh gemm_tf32, all sections): their L2 traffic, tensor-pipe activity and clock.
+
+Usage: gemm_ncu.py [--set narrow|traffic|cluster|tf32] [--dry-run]
 """
 import sys
 
@@ -24,6 +28,10 @@ CLUSTER = [  # dtype, M, N, K: the held-out rows (gemm_probe.csv) with 4- and 8-
     ("bf16", 1536, 576, 7168), ("bf16", 384, 1536, 7168), ("bf16", 384, 5120, 2048), ("bf16", 96, 576, 7168),
     ("bf16", 1024, 1024, 8192), ("bf16", 4096, 4096, 4096),
 ]
+TF32 = [  # dtype, M, N, K: settled rows at -8 ... -15% (1000^3, 512^3, 256x4096x4096), neighbours, controls
+    ("tf32", 1000, 1000, 1000), ("tf32", 1024, 1024, 1024), ("tf32", 512, 512, 512), ("tf32", 256, 4096, 4096),
+    ("tf32", 16, 4096, 4096), ("bf16", 1000, 1000, 1000), ("bf16", 256, 4096, 4096),
+]
 CASES = [  # dtype, M, N, K
     ("bf16", 2500, 2500, 2500), ("bf16", 2560, 2560, 2560), ("bf16", 2049, 2049, 2049),
     ("tf32", 4097, 4097, 4097), ("tf32", 4096, 4096, 4096), ("tf32", 1023, 1023, 1023),
@@ -31,7 +39,8 @@ CASES = [  # dtype, M, N, K
 
 
 def main():
-    cases = TRAFFIC if "traffic" in sys.argv else CLUSTER if "cluster" in sys.argv else CASES
+    cases = (TRAFFIC if "traffic" in sys.argv else CLUSTER if "cluster" in sys.argv else TF32 if "tf32" in sys.argv
+             else CASES)
     if "--dry-run" in sys.argv:
         for c in cases:
             print(*c)

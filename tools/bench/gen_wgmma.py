@@ -59,6 +59,10 @@ print(op("wgmma_fp8_n256", "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m
 # the narrow shapes of small-tile GEMM kernels (calib_mma nsweep)
 for n in (8, 16, 32, 48, 64, 96):
     print(op(f"wgmma_bf16_n{n}", f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16", n, True))
+# tf32 (K = 8 per instruction; both operands K-major, so no transpose immediates), as the xmma tf32
+# GEMM kernels issue them (calib_mma tf32)
+for n in (64, 128, 256):
+    print(op(f"wgmma_tf32_n{n}", f"wgmma.mma_async.sync.aligned.m64n{n}k8.f32.tf32.tf32", n, False))
 # attention-shaped GEMMs (calib_attn): S with scale-d at run time, PV with P from registers
 for n in (64, 128, 256):
     print(op(f"wgmma_bf16_n{n}_z", f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16", n, True, True))
