@@ -25,10 +25,17 @@
 // Correctness: CTA 0's first stage (all k slices) is compared byte for byte with the source
 // (swizzle undone), for every cluster size, hit mode and T = 16 KiB.
 //
-// Output: CSV case,cluster,ctas,stages,tile_bytes,slice_bytes,window_us,us_per_step,
+// Output: CSV case,cluster (the CTAs sharing each tile),ctas,stages,tile_bytes,slice_bytes,window_us,us_per_step,
 // gbps_recv_per_sm,gbps_recv_total,gbps_fetch_total,time_us,method (GB = 1e9 B; recv: bytes
 // landing in the CTAs' shared memory; fetch: bytes the CTAs request from L2, recv / k).
-// Usage: calib_tma_multicast [calibration_tma_multicast.csv]
+// With `share` as the second argument it runs, instead, the same hit-mode rings without multicast
+// (16 KiB stages, 8 stages): `own_cluster` rows put k CTAs in a cluster (one GPC) and let each load
+// the whole tile itself, the same tiles as its peers at about the same time; `own_group` rows do
+// the same with k consecutive CTAs and no cluster (placed by the block scheduler, across GPCs).
+// Where the SMs' rate exceeds what L2 can serve for k separate requests (the fetch column counts
+// each CTA's whole tile), reads of one line by several SMs were combined before the L2 (the
+// Nsight Compute counters of calib_tma contig_l2_share, docs/validation.md, suggest they are).
+// Usage: calib_tma_multicast [calibration_tma_multicast.csv] [share]
 #include "common.h"
 #include "tma_ops.h"
 
@@ -48,6 +55,8 @@ constexpr int kHitTiles = 8;                 // hit mode: tiles per cluster regi
 
 struct Params {
   int stages, tile_rows, slice_rows, miss, panels_per_cluster;
+  int own;    // 1: each CTA loads the whole tile itself (no multicast); its stages are its own
+  int group;  // CTAs that read the same tiles (the cluster size, or k consecutive CTAs)
   unsigned long long* t0;  // [ctas] globaltimer at entry
   unsigned long long* ck;  // [ctas][kMaxCk] globaltimer after step (i+1)*kCk - 1
   unsigned char* dbg;      // [tile bytes]: CTA 0's first stage
@@ -73,7 +82,7 @@ __global__ void __launch_bounds__(64, 1) multicast_kernel(const __grid_constant_
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, cta = blockIdx.x;
   const uint32_t k = cluster_size(), rank = cluster_rank();
-  const int cluster = cta / (int)k;
+  const int cluster = cta / p.group;
   if (tid == 0) p.t0[cta] = globaltimer();
   const uint32_t raw = smem_u32(smem_raw);
   const uint32_t aligned = (raw + 1023u) & ~1023u;  // the same offset in every CTA of the cluster
@@ -83,7 +92,7 @@ __global__ void __launch_bounds__(64, 1) multicast_kernel(const __grid_constant_
   const uint32_t tile_bytes = (uint32_t)p.tile_rows * 128u, slice_bytes = (uint32_t)p.slice_rows * 128u;
   if (tid == 0) {
     for (int s = 0; s < S; ++s) mbar_init(bars + 8u * s, 1);           // full: the local producer + tx
-    for (int s = 0; s < S; ++s) mbar_init(bars + 8u * (S + s), k);     // empty: one release per cluster CTA
+    for (int s = 0; s < S; ++s) mbar_init(bars + 8u * (S + s), p.own ? 1u : k);  // empty: one release per sharer
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
@@ -104,8 +113,11 @@ __global__ void __launch_bounds__(64, 1) multicast_kernel(const __grid_constant_
         col = (j % kHitTiles) * 64;
         row = cluster * p.tile_rows;
       }
-      tma_load_2d_multicast(tiles + (uint32_t)s * tile_bytes + rank * slice_bytes, &map, col,
-                            row + (int)rank * p.slice_rows, bars + 8u * s, mask);
+      if (p.own)
+        tma_load_2d(tiles + (uint32_t)s * tile_bytes, &map, col, row, bars + 8u * s);
+      else
+        tma_load_2d_multicast(tiles + (uint32_t)s * tile_bytes + rank * slice_bytes, &map, col,
+                              row + (int)rank * p.slice_rows, bars + 8u * s, mask);
       ++j;
       if (++s == S) { s = 0; ph ^= 1; }
     }
@@ -117,7 +129,11 @@ __global__ void __launch_bounds__(64, 1) multicast_kernel(const __grid_constant_
       if (p.dbg && cta == 0 && it == 0)
         for (uint32_t i = lane; i < tile_bytes; i += 32) p.dbg[i] = tiles_g[i];
       __syncwarp();
-      if ((uint32_t)lane < k) mbar_arrive_cluster(bars + 8u * (S + s), (uint32_t)lane);  // lane c releases CTA c
+      if (p.own) {
+        if (lane == 0) mbar_arrive(bars + 8u * (S + s));
+      } else if ((uint32_t)lane < k) {
+        mbar_arrive_cluster(bars + 8u * (S + s), (uint32_t)lane);  // lane c releases CTA c
+      }
       if (lane == 0 && (it + 1) % kCk == 0) p.ck[cta * kMaxCk + (it + 1) / kCk - 1] = globaltimer();
       if (++s == S) { s = 0; ph ^= 1; }
     }
@@ -129,7 +145,9 @@ __global__ void __launch_bounds__(64, 1) multicast_kernel(const __grid_constant_
 struct Case {
   int cluster, tile_bytes, stages;
   bool miss;
-  int ctas = 0;  // 0: as many clusters as fit at once
+  int ctas = 0;   // 0: as many clusters as fit at once
+  int own = 0;    // share mode: 1 own_cluster (k CTAs per cluster), 2 own_group (k CTAs, no cluster)
+  int group = 0;  // own_group: CTAs reading the same tiles
 };
 
 }  // namespace
@@ -167,7 +185,7 @@ int main(int argc, char** argv) {
     cfg.blockDim = dim3(64);
     cfg.dynamicSmemBytes = smem_of(cs);
     attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = cs.cluster;
+    attr[0].val.clusterDim.x = cs.own == 2 ? 1 : cs.cluster;
     attr[0].val.clusterDim.y = 1;
     attr[0].val.clusterDim.z = 1;
     cfg.attrs = attr;
@@ -183,17 +201,19 @@ int main(int argc, char** argv) {
     return std::min(clusters * cs.cluster, nsm / cs.cluster * cs.cluster);
   };
   const auto map_of = [&](const Case& cs) {
-    return make_map(mat, kPitch / 2, (uint64_t)rows_total, (uint32_t)(cs.tile_bytes / 128 / cs.cluster),
+    return make_map(mat, kPitch / 2, (uint64_t)rows_total, (uint32_t)(cs.tile_bytes / 128 / (cs.own ? 1 : cs.cluster)),
                     CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
   };
   const auto params_of = [&](const Case& cs, int ctas) {
     Params p{};
     p.stages = cs.stages;
     p.tile_rows = cs.tile_bytes / 128;
-    p.slice_rows = p.tile_rows / cs.cluster;
+    p.slice_rows = cs.own ? p.tile_rows : p.tile_rows / cs.cluster;
+    p.own = cs.own ? 1 : 0;
+    p.group = cs.own == 2 ? cs.group : cs.cluster;
     p.miss = cs.miss ? 1 : 0;
     p.panels_per_cluster = (kSteps + kTilesPerPanel - 1) / kTilesPerPanel;
-    const int clusters = ctas / cs.cluster;
+    const int clusters = ctas / p.group;
     if ((long long)clusters * (cs.miss ? p.panels_per_cluster : 1) * p.tile_rows > rows_total) {
       std::fprintf(stderr, "case k=%d T=%d: the matrix is too small\n", cs.cluster, cs.tile_bytes);
       std::exit(2);
@@ -210,8 +230,12 @@ int main(int argc, char** argv) {
 
   // correctness: CTA 0's first stage holds the whole tile (its own slice and its peers')
   long long bad = 0;
-  for (int k : {1, 2, 4, 8, 16}) {
-    const Case cs{k, 16384, 4, false};
+  const bool share = argc > 2 && std::string(argv[2]) == "share";
+  std::vector<Case> checks;
+  for (int k : {1, 2, 4, 8, 16}) checks.push_back({k, 16384, 4, false});
+  if (share) checks = {{4, 16384, 4, false, 0, 1}, {1, 16384, 4, false, 0, 2, 4}};
+  for (const Case& cs : checks) {
+    const int k = cs.cluster;
     const int ctas = ctas_of(cs);
     Params p = params_of(cs, ctas);
     p.dbg = dbg;
@@ -228,14 +252,20 @@ int main(int argc, char** argv) {
   }
 
   std::vector<Case> cases;
+  if (share) {
+    for (int k : {1, 2, 4, 8, 16}) cases.push_back({k, 16384, 8, false});       // multicast, for reference
+    for (int k : {2, 4, 8, 16}) cases.push_back({k, 16384, 8, false, 0, 1});    // own_cluster
+    for (int k : {2, 4, 8, 16, 33}) cases.push_back({1, 16384, 8, false, 0, 2, k});  // own_group
+  }
   for (int T : {8192, 16384, 32768})
+    if (!share)
     for (int k : {1, 2, 4, 8, 16}) {
       if (T / 128 / k < 8) continue;  // slices of at least 8 rows (one 128B-swizzle period)
       cases.push_back({k, T, T == 32768 ? 6 : 8, false});
     }
-  for (int k : {1, 2, 4, 8}) cases.push_back({k, 16384, 8, true});
+  if (!share) for (int k : {1, 2, 4, 8}) cases.push_back({k, 16384, 8, true});
   // the cluster-8 runs fill fewer SMs: the same CTA count without clusters
-  {
+  if (!share) {
     const int c8 = ctas_of({8, 16384, 8, false});
     cases.push_back({1, 16384, 8, false, c8});
     cases.push_back({1, 16384, 8, true, c8});
@@ -277,26 +307,38 @@ int main(int argc, char** argv) {
     }
     const double rate = median(steps_s), window = median(win);
     const double us_step = ctas / rate * 1e-3;
-    const double recv_sm = cs.tile_bytes / (us_step * 1e3), recv = recv_sm * ctas, fetch = recv / cs.cluster;
-    const std::string name = cs.miss ? "miss" : "hit";
+    const double recv_sm = cs.tile_bytes / (us_step * 1e3), recv = recv_sm * ctas;
+    const double fetch = cs.own ? recv : recv / cs.cluster;
+    const std::string name = cs.own == 1 ? "own_cluster" : cs.own == 2 ? "own_group" : cs.miss ? "miss" : "hit";
+    const int sharers = cs.own == 2 ? cs.group : cs.cluster;
+    char how[300];
+    if (cs.own)
+      std::snprintf(how, sizeof how,
+                    "no multicast: %d CTAs (%s) read the same tiles, each loading the whole tile itself by "
+                    "cp.async.bulk.tensor.2d into its own stage and releasing it locally",
+                    sharers, cs.own == 1 ? "one cluster, so one GPC" : "consecutive blockIdx, no cluster");
+    else
+      std::snprintf(how, sizeof how,
+                    "each CTA loading %d rows of it by cp.async.bulk.tensor.2d...multicast::cluster to every CTA of its "
+                    "cluster, 1 consumer warp releasing each stage to every CTA of the cluster",
+                    cs.tile_bytes / 128 / cs.cluster);
     char m[1000];
     std::snprintf(m, sizeof m,
-                  "2D TMA multicast: clusters of %d CTAs (one per SM, %d CTAs, one wave); a stage is a tile of 64 bf16 "
-                  "cols x %d rows (%d B; 128B swizzle; L2 promotion 256B), each CTA loading %d rows of it by "
-                  "cp.async.bulk.tensor.2d...multicast::cluster to every CTA of its cluster; %s; %d stages; 1 producer "
-                  "thread, 1 consumer warp releasing each stage to every CTA of the cluster (no compute); %d steps; "
-                  "rates over the window until the first CTA ends (%.1f us); 256 MiB memset before each rep; median of "
-                  "%d reps; SM clock after %.0f MHz",
-                  cs.cluster, ctas, cs.tile_bytes / 128, cs.tile_bytes, cs.tile_bytes / 128 / cs.cluster,
-                  cs.miss ? "each cluster walks its own panels of a 4 GiB random bf16 matrix (L2 misses)"
-                          : "each cluster cycles over its own 8 tiles (L2-resident after the first pass)",
+                  "2D TMA ring: clusters of %d CTAs (one per SM, %d CTAs, one wave); a stage is a tile of 64 bf16 "
+                  "cols x %d rows (%d B; 128B swizzle; L2 promotion 256B); %s; %s; %d stages; 1 producer thread "
+                  "(no compute); %d steps; rates over the window until the first CTA ends (%.1f us); 256 MiB memset "
+                  "before each rep; median of %d reps; SM clock after %.0f MHz",
+                  cs.own == 2 ? 1 : cs.cluster, ctas, cs.tile_bytes / 128, cs.tile_bytes, how,
+                  cs.miss ? "each group walks its own panels of a 4 GiB random bf16 matrix (L2 misses)"
+                          : "each group cycles over its own 8 tiles (L2-resident after the first pass)",
                   cs.stages, kSteps, window, REPS, nvml.sm_mhz());
-    std::fprintf(f, "%s,%d,%d,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s\n", name.c_str(), cs.cluster, ctas, cs.stages, cs.tile_bytes,
-                 cs.tile_bytes / cs.cluster, fmt(window, 2).c_str(), fmt(us_step, 4).c_str(), fmt(recv_sm, 1).c_str(),
+    const int slice = cs.own ? cs.tile_bytes : cs.tile_bytes / cs.cluster;
+    std::fprintf(f, "%s,%d,%d,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s\n", name.c_str(), sharers, ctas, cs.stages, cs.tile_bytes,
+                 slice, fmt(window, 2).c_str(), fmt(us_step, 4).c_str(), fmt(recv_sm, 1).c_str(),
                  fmt(recv, 1).c_str(), fmt(fetch, 1).c_str(), fmt(median(ev), 2).c_str(), csv_field(m).c_str());
     std::fflush(f);
-    std::printf("%-5s %3d %4d %2d %6d %6d %9.2f %9.4f %9.1f %9.1f %9.1f %9.2f\n", name.c_str(), cs.cluster, ctas,
-                cs.stages, cs.tile_bytes, cs.tile_bytes / cs.cluster, window, us_step, recv_sm, recv, fetch, median(ev));
+    std::printf("%-11s %3d %4d %2d %6d %6d %9.2f %9.4f %9.1f %9.1f %9.1f %9.2f\n", name.c_str(), sharers, ctas,
+                cs.stages, cs.tile_bytes, slice, window, us_step, recv_sm, recv, fetch, median(ev));
   }
   std::fclose(f);
   std::printf("calib_tma_multicast done (%s)\n", bad == 0 ? "checks passed" : "CHECKS FAILED");
