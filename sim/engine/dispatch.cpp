@@ -142,11 +142,14 @@ void Simulator::start_transfer(CtaRun& c, std::int32_t node, TimePoint now) {
   Sm& sm = sms_[static_cast<std::size_t>(c.sm)];
   const bool is_store = n.kind == graph::NodeKind::store;
   bool hit = n.tensor_key < 0 && n.tile.resident && !is_store;
+  bool combined = false;
   if (n.tensor_key >= 0) {
     const TileKey key{sm.gpu, n.tensor_key, coord(c, n.tile.coords[0]), coord(c, n.tile.coords[1]),
                       coord(c, n.tile.coords[2])};
     L2Model& l2 = *l2_[static_cast<std::size_t>(sm.gpu)];
     hit = l2.access(key, Bytes{n.fetch_bytes}, is_store);
+    combined = !is_store && sm.route_combined >= 0 && combined_with_gpc_fetch(key, sm.gpc, now);
+    hit = hit || combined;
     if (const std::int64_t wb = l2.take_writeback(); wb > 0) {
       flows_.start(writeback_route_[static_cast<std::size_t>(sm.gpu)], Bytes{wb}, now, kWritebackToken);
     }
@@ -162,7 +165,25 @@ void Simulator::start_transfer(CtaRun& c, std::int32_t node, TimePoint now) {
   if (n.multicast > 1 && !is_store) {
     sm.read_port_held_until = now + Duration{static_cast<std::int64_t>(std::llround(static_cast<double>(n.bytes) * port_ps_per_byte_))};
   }
-  flows_.start(via_hbm ? sm.route_miss : sm.route_hit, Bytes{n.fetch_bytes}, now, token(slot_of(c), node, hit));
+  const FlowNetwork::RouteId route = combined ? sm.route_combined : via_hbm ? sm.route_miss : sm.route_hit;
+  flows_.start(route, Bytes{n.fetch_bytes}, now, token(slot_of(c), node, hit));
+}
+
+bool Simulator::combined_with_gpc_fetch(const TileKey& key, int gpc, TimePoint now) {
+  TileKey k = key;
+  k.gpu = key.gpu * 64 + gpc;
+  auto [it, fresh] = gpc_fetches_.try_emplace(k);
+  GpcFetch& f = it->second;
+  if (fresh || now - f.at > spec_.l2.gpc_combine_window) {  // no recent fetch: this one goes to L2
+    f.at = now;
+    f.credit = 0;
+    return false;
+  }
+  f.credit += spec_.l2.gpc_combine_fraction;
+  if (f.credit < 1.0) return true;
+  f.credit -= 1.0;
+  f.at = now;
+  return false;
 }
 
 void Simulator::flows_done(TimePoint now) {

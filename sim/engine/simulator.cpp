@@ -66,6 +66,13 @@ void Simulator::build_machine() {
       const FlowNetwork::LinkId miss[] = {l2_link_.back(), hbm_link_.back()};
       sm.route_hit = flows_.add_route(hit, port);
       sm.route_miss = flows_.add_route(miss, port);
+      if (spec_.l2.gpc_combine_window.count() > 0) {
+        if (combine_link_.size() <= static_cast<std::size_t>(g)) {
+          combine_link_.push_back(flows_.add_link(fmt::format("gpu{}.gpc_combined", g), BytesPerSecond{1e18}));
+        }
+        const FlowNetwork::LinkId combined[] = {combine_link_.back()};
+        sm.route_combined = flows_.add_route(combined, port);
+      }
       sms_.push_back(sm);
     }
   }

@@ -69,6 +69,7 @@ class Simulator {
   struct CtaRun;
   struct KernelRun;
   struct FlagSlot;
+  struct GpcFetch;
   struct TemplateRun;
 
   void build_machine();
@@ -122,7 +123,12 @@ class Simulator {
   std::vector<std::uint64_t> completed_flows_;  // scratch
   std::vector<int> chosen_sms_;                 // scratch
   std::vector<FlowNetwork::LinkId> l2_link_, hbm_link_;  // per GPU
+  std::vector<FlowNetwork::LinkId> combine_link_;         // per GPU, with l2.gpc_combine_window
   std::vector<FlowNetwork::RouteId> writeback_route_;     // per GPU
+  // Last L2 fetch of each tile per GPC, keyed by the tile with gpu = gpu x 64 + gpc (combining on).
+  std::unordered_map<TileKey, GpcFetch, TileKeyHash> gpc_fetches_;
+  // Whether this read of `key` by an SM of GPC `gpc` is served by a recent fetch of its GPC.
+  bool combined_with_gpc_fetch(const TileKey& key, int gpc, TimePoint now);
   std::vector<FlowNetwork::LinkId> egress_link_, ingress_link_, copy_engine_link_;  // per GPU (with a system)
   std::int64_t node_executions_ = 0;
   std::int64_t l2_hits_ = 0;

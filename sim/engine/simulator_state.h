@@ -58,6 +58,17 @@ struct Simulator::Sm {
   TimePoint read_port_held_until{0};
   FlowNetwork::RouteId route_hit = -1;
   FlowNetwork::RouteId route_miss = -1;
+  // A read combined with another SM's fetch of the same tile in its GPC (l2.gpc_combine_*): only
+  // the SM's port carries it (a link that never binds, capped at the port).
+  FlowNetwork::RouteId route_combined = -1;
+};
+
+// The last fetch from L2 of a tile by an SM of one GPC, and the combining credit of the reads that
+// followed it within l2.gpc_combine_window: each adds gpc_combine_fraction, and a read that brings
+// it to 1 goes to L2 (and starts a new window).
+struct Simulator::GpcFetch {
+  TimePoint at{0};
+  double credit = 0;
 };
 
 // What the replay reads of a node, in one cache line: its times at the kernel's SM clock, rounded

@@ -133,6 +133,12 @@ struct L2Spec {
   // are clean): what a run starting "dirty" writes back as its loads evict them. Optional in JSON
   // (l2.flush_dirty_fraction), default 1.
   double flush_dirty_fraction = 1.0;
+  // Request combining within a GPC: a read of a tile that another SM of the same GPC fetched from L2
+  // less than `gpc_combine_window` before sends only `gpc_combine_fraction` of its requests on to
+  // L2 (the rest are served with that fetch); its SM still receives every byte. Optional in JSON
+  // (l2.gpc_combine_window, l2.gpc_combine_fraction); a zero window (the default) turns it off.
+  Duration gpc_combine_window{0};
+  double gpc_combine_fraction = 1.0;
   bool operator==(const L2Spec&) const = default;
 };
 

@@ -110,6 +110,10 @@ nlohmann::json to_json(const GpuSpec& s) {
   if (s.l2.far_hit_latency.value != 0) w.set("l2", "far_hit_latency", format_cycles(s.l2.far_hit_latency));
   w.set("l2", "partitions", s.l2.partitions);
   w.set("l2", "flush_dirty_fraction", s.l2.flush_dirty_fraction);
+  if (s.l2.gpc_combine_window.count() > 0) {
+    w.set("l2", "gpc_combine_window", format_duration(s.l2.gpc_combine_window));
+    w.set("l2", "gpc_combine_fraction", s.l2.gpc_combine_fraction);
+  }
 
   w.set("hbm", "capacity", format_bytes(s.hbm.capacity));
   w.set("hbm", "bandwidth", format_bandwidth(s.hbm.bandwidth));

@@ -57,6 +57,8 @@ struct Params {
   int stages, tile_rows, slice_rows, miss, panels_per_cluster;
   int own;    // 1: each CTA loads the whole tile itself (no multicast); its stages are its own
   int group;  // CTAs that read the same tiles (the cluster size, or k consecutive CTAs)
+  int hit_tiles;       // hit mode: tiles each group cycles over
+  unsigned offset_ns;  // own_cluster: CTA rank 1 starts its ring this much after rank 0
   unsigned long long* t0;  // [ctas] globaltimer at entry
   unsigned long long* ck;  // [ctas][kMaxCk] globaltimer after step (i+1)*kCk - 1
   unsigned char* dbg;      // [tile bytes]: CTA 0's first stage
@@ -102,6 +104,11 @@ __global__ void __launch_bounds__(64, 1) multicast_kernel(const __grid_constant_
     const uint16_t mask = (uint16_t)((1u << k) - 1u);
     int s = 0, j = 0;
     uint32_t ph = 1;
+    if (p.offset_ns > 0 && rank == 1) {  // a phase offset between the two readers of each tile
+      const unsigned long long t = globaltimer();
+      while (globaltimer() < t + p.offset_ns) {
+      }
+    }
     for (int it = 0; it < kSteps; ++it) {
       mbar_wait(bars + 8u * (S + s), ph);
       mbar_arrive_expect_tx(bars + 8u * s, tile_bytes);
@@ -110,7 +117,7 @@ __global__ void __launch_bounds__(64, 1) multicast_kernel(const __grid_constant_
         col = (j % kTilesPerPanel) * 64;
         row = (cluster * p.panels_per_cluster + j / kTilesPerPanel) * p.tile_rows;
       } else {       // the cluster's own 8 tiles, round and round
-        col = (j % kHitTiles) * 64;
+        col = (j % p.hit_tiles) * 64;
         row = cluster * p.tile_rows;
       }
       if (p.own)
@@ -148,6 +155,8 @@ struct Case {
   int ctas = 0;   // 0: as many clusters as fit at once
   int own = 0;    // share mode: 1 own_cluster (k CTAs per cluster), 2 own_group (k CTAs, no cluster)
   int group = 0;  // own_group: CTAs reading the same tiles
+  int hit_tiles = kHitTiles;
+  unsigned offset_ns = 0;
 };
 
 }  // namespace
@@ -211,6 +220,8 @@ int main(int argc, char** argv) {
     p.slice_rows = cs.own ? p.tile_rows : p.tile_rows / cs.cluster;
     p.own = cs.own ? 1 : 0;
     p.group = cs.own == 2 ? cs.group : cs.cluster;
+    p.hit_tiles = cs.hit_tiles;
+    p.offset_ns = cs.offset_ns;
     p.miss = cs.miss ? 1 : 0;
     p.panels_per_cluster = (kSteps + kTilesPerPanel - 1) / kTilesPerPanel;
     const int clusters = ctas / p.group;
@@ -256,6 +267,9 @@ int main(int argc, char** argv) {
     for (int k : {1, 2, 4, 8, 16}) cases.push_back({k, 16384, 8, false});       // multicast, for reference
     for (int k : {2, 4, 8, 16}) cases.push_back({k, 16384, 8, false, 0, 1});    // own_cluster
     for (int k : {2, 4, 8, 16, 33}) cases.push_back({1, 16384, 8, false, 0, 2, k});  // own_group
+    // own_cluster pairs, rank 1 offset by d ns, cycling over 24 tiles (3.5 us at the step floor, so
+    // offsets up to 1.6 us never meet the other reader's previous round)
+    for (unsigned d : {0u, 50u, 100u, 200u, 400u, 800u, 1600u}) cases.push_back({2, 16384, 8, false, 0, 1, 0, 24, d});
   }
   for (int T : {8192, 16384, 32768})
     if (!share)
@@ -309,14 +323,16 @@ int main(int argc, char** argv) {
     const double us_step = ctas / rate * 1e-3;
     const double recv_sm = cs.tile_bytes / (us_step * 1e3), recv = recv_sm * ctas;
     const double fetch = cs.own ? recv : recv / cs.cluster;
-    const std::string name = cs.own == 1 ? "own_cluster" : cs.own == 2 ? "own_group" : cs.miss ? "miss" : "hit";
+    std::string name = cs.own == 1 ? "own_cluster" : cs.own == 2 ? "own_group" : cs.miss ? "miss" : "hit";
+    if (cs.hit_tiles != kHitTiles) name += "_t" + std::to_string(cs.hit_tiles) + "_off" + std::to_string(cs.offset_ns);
     const int sharers = cs.own == 2 ? cs.group : cs.cluster;
     char how[300];
     if (cs.own)
       std::snprintf(how, sizeof how,
                     "no multicast: %d CTAs (%s) read the same tiles, each loading the whole tile itself by "
-                    "cp.async.bulk.tensor.2d into its own stage and releasing it locally",
-                    sharers, cs.own == 1 ? "one cluster, so one GPC" : "consecutive blockIdx, no cluster");
+                    "cp.async.bulk.tensor.2d into its own stage and releasing it locally; rank 1 starts %u ns after "
+                    "rank 0",
+                    sharers, cs.own == 1 ? "one cluster, so one GPC" : "consecutive blockIdx, no cluster", cs.offset_ns);
     else
       std::snprintf(how, sizeof how,
                     "each CTA loading %d rows of it by cp.async.bulk.tensor.2d...multicast::cluster to every CTA of its "
@@ -330,7 +346,8 @@ int main(int argc, char** argv) {
                   "before each rep; median of %d reps; SM clock after %.0f MHz",
                   cs.own == 2 ? 1 : cs.cluster, ctas, cs.tile_bytes / 128, cs.tile_bytes, how,
                   cs.miss ? "each group walks its own panels of a 4 GiB random bf16 matrix (L2 misses)"
-                          : "each group cycles over its own 8 tiles (L2-resident after the first pass)",
+                          : cs.hit_tiles == kHitTiles ? "each group cycles over its own 8 tiles (L2-resident after the first pass)"
+                                                      : "each group cycles over its own 24 tiles (L2-resident after the first pass)",
                   cs.stages, kSteps, window, REPS, nvml.sm_mhz());
     const int slice = cs.own ? cs.tile_bytes : cs.tile_bytes / cs.cluster;
     std::fprintf(f, "%s,%d,%d,%d,%d,%d,%s,%s,%s,%s,%s,%s,%s\n", name.c_str(), sharers, ctas, cs.stages, cs.tile_bytes,

@@ -280,6 +280,31 @@ TEST(Engine, L2HitAvoidsHbm) {
   EXPECT_EQ(r.latency.count(), 1'500'000 + 1'200'000);
 }
 
+// Two CTAs (one per SM) load the same 1 MB tile at t = 0. Without combining the first misses (L2 +
+// HBM) and the second hits, sharing the 1 TB/s L2: both move 1 MB at 0.5 B/ps, 2 us, then 500 and
+// 200 ns of latency: 2.5 us. With l2.gpc_combine_* and both SMs in one GPC, the second read rides on
+// the first fetch (only its port carries it: 10 ns + 200 ns), and the first runs alone: 1.5 us.
+// SMs in different GPCs, or a combining fraction of 1, change nothing.
+TEST(Engine, GpcCombiningServesASecondReadOfTheTileWithTheFirstFetch) {
+  graph::TileGraph g = one_kernel(make_template({load_node("a", 1'000'000)}, {}), 2, 200 * 1024);
+  g.kernels[0].tensors.push_back(graph::Tensor{"A", Bytes{1'000'000}});
+  g.kernels[0].templates[0].nodes[0].tile.tensor = 0;
+  const auto run = [&](const hw::GpuSpec& spec) { return engine::Simulator(g, spec).run(); };
+  hw::GpuSpec spec = toy_gpu();
+  EXPECT_EQ(run(spec).latency.count(), 2'500'000);
+  spec.l2.gpc_combine_window = Duration{1'000'000};
+  spec.l2.gpc_combine_fraction = 0.0;
+  const auto combined = run(spec);
+  EXPECT_EQ(combined.latency.count(), 1'500'000);
+  EXPECT_EQ(combined.l2_hits, 1);
+  spec.l2.gpc_combine_fraction = 1.0;  // every read still goes to L2
+  EXPECT_EQ(run(spec).latency.count(), 2'500'000);
+  spec.l2.gpc_combine_fraction = 0.0;
+  spec.gpc.count = 2;
+  spec.gpc.sms_per_gpc = {1, 1};
+  EXPECT_EQ(run(spec).latency.count(), 2'500'000);
+}
+
 TEST(Engine, DirtyL2WritesBackWhatItEvicts) {
   // L2 starts full of dirty lines: a 1 MB miss must evict 1 MB of them, written back to HBM
   // while the load streams in. Sharing HBM, both take 2 us: the load ends at 2 us + 500 ns.
