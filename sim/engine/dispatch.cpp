@@ -170,8 +170,9 @@ void Simulator::start_transfer(CtaRun& c, std::int32_t node, TimePoint now) {
 }
 
 bool Simulator::combined_with_gpc_fetch(const TileKey& key, int gpc, TimePoint now) {
+  const auto gpcs = std::max<std::int32_t>(spec_.gpc.count, static_cast<std::int32_t>(spec_.gpc.sms_per_gpc.size()));
   TileKey k = key;
-  k.gpu = key.gpu * 64 + gpc;
+  k.gpu = key.gpu * gpcs + gpc;  // one key space per (GPU, GPC)
   auto [it, fresh] = gpc_fetches_.try_emplace(k);
   GpcFetch& f = it->second;
   if (fresh || now - f.at > spec_.l2.gpc_combine_window) {  // no recent fetch: this one goes to L2

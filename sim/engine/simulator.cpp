@@ -46,6 +46,10 @@ void Simulator::build_machine() {
     hbm_link_.push_back(flows_.add_link(fmt::format("gpu{}.hbm", g), spec_.hbm.bandwidth * spec_.hbm.efficiency));
     const FlowNetwork::LinkId writeback[] = {hbm_link_.back()};  // L2 evicting dirty lines to HBM
     writeback_route_.push_back(flows_.add_route(writeback));
+    // Reads served by their GPC's recent fetch (l2.gpc_combine_*) cross only the SM's port.
+    if (spec_.l2.gpc_combine_window.count() > 0) {
+      combine_link_.push_back(flows_.add_link(fmt::format("gpu{}.gpc_combined", g), BytesPerSecond{1e18}));
+    }
     int gpc = 0;
     int in_gpc = 0;
     for (int s = 0; s < spec_.sm.count; ++s) {
@@ -66,10 +70,7 @@ void Simulator::build_machine() {
       const FlowNetwork::LinkId miss[] = {l2_link_.back(), hbm_link_.back()};
       sm.route_hit = flows_.add_route(hit, port);
       sm.route_miss = flows_.add_route(miss, port);
-      if (spec_.l2.gpc_combine_window.count() > 0) {
-        if (combine_link_.size() <= static_cast<std::size_t>(g)) {
-          combine_link_.push_back(flows_.add_link(fmt::format("gpu{}.gpc_combined", g), BytesPerSecond{1e18}));
-        }
+      if (!combine_link_.empty()) {
         const FlowNetwork::LinkId combined[] = {combine_link_.back()};
         sm.route_combined = flows_.add_route(combined, port);
       }

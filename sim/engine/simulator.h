@@ -125,7 +125,7 @@ class Simulator {
   std::vector<FlowNetwork::LinkId> l2_link_, hbm_link_;  // per GPU
   std::vector<FlowNetwork::LinkId> combine_link_;         // per GPU, with l2.gpc_combine_window
   std::vector<FlowNetwork::RouteId> writeback_route_;     // per GPU
-  // Last L2 fetch of each tile per GPC, keyed by the tile with gpu = gpu x 64 + gpc (combining on).
+  // Last L2 fetch of each tile per GPC, keyed by the tile with gpu = gpu x GPCs + gpc (combining on).
   std::unordered_map<TileKey, GpcFetch, TileKeyHash> gpc_fetches_;
   // Whether this read of `key` by an SM of GPC `gpc` is served by a recent fetch of its GPC.
   bool combined_with_gpc_fetch(const TileKey& key, int gpc, TimePoint now);
