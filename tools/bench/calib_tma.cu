@@ -45,6 +45,10 @@
 //   tiled_oob  the tiled stream with a tensor map of only 64 rows: all boxes but CTA 0's first
 //           panel lie wholly outside the tensor and are zero-filled (no memory read): what such
 //           a box costs, as the out-of-range CTA of a 2x1 cluster over a grouped GEMM's edge pays.
+//   tiled_oobmix_k  132 CTAs whose tensor map holds only the first k CTAs' panels: k CTAs stream
+//           from HBM while the others load zero-filled boxes beside them, as in such a grouped
+//           GEMM; the in-range CTAs' end (median) against tiled_oobmixref_k (the k CTAs alone)
+//           tells whether zero-filled boxes take a share of the HBM bandwidth.
 //   Request sizes beyond the GEMM boxes: 2 and 4 KiB (16/32-row boxes, and 1D), 64 and
 //   128 KiB (1D only; box_rows column = bytes/128).
 // All other variants move 8 MiB per CTA (4 MiB with 2 CTAs/SM). One CTA per SM is forced
@@ -246,11 +250,13 @@ struct Config {
   int map_rows = 0;            // tiled: > 0 encodes the tensor map with only this many rows, so every
                                // box beyond them lies wholly outside the tensor (TMA zero-fills it)
   int region_groups = 0;       // contig with wrap_bytes: > 0 CTAs c and c + G read the same region
+  int in_range_ctas = 0;       // tiled: > 0: the tensor map holds only CTAs 0 .. this - 1's panels
 };
 
 struct Result {
   double ms = NAN, spread = NAN, span_us = NAN;
   double end_first_us = NAN, end_med_us = NAN;  // CTA end times after the first CTA start
+  double end_in_us = NAN, end_out_us = NAN;      // in_range_ctas > 0: median end of the in-range / other CTAs
   int sms = 0, max_per_sm = 0;
   long long bytes = 0;
   int smem = 0;
@@ -316,7 +322,8 @@ bool setup(Ctx& c, const Config& cf, Params& p, int& smem, const CUtensorMap*& t
   p.t0 = c.t0;
   p.t1 = c.t1;
   static const CUtensorMap unused{};  // the 1D kernel never reads its map (and boxes > 256 rows can't be encoded)
-  tm = cf.tiled ? &c.map_for(cf.pitch, cf.box_rows, cf.promo, cf.map_rows) : &unused;
+  const int map_rows = cf.in_range_ctas > 0 ? cf.in_range_ctas * p.panels_per_cta * cf.box_rows : cf.map_rows;
+  tm = cf.tiled ? &c.map_for(cf.pitch, cf.box_rows, cf.promo, map_rows) : &unused;
   return true;
 }
 
@@ -345,7 +352,7 @@ Result run(Ctx& c, const Config& cf, int reps) {
     std::fprintf(stderr, "warning: %s S=%d R=%d: occupancy %d CTAs/SM, expected %d\n", cf.variant.c_str(), cf.stages,
                  cf.box_rows, occ, cf.expect_per_sm);
   r.bytes = (long long)cf.ctas * p.n_tiles * p.box_bytes;
-  std::vector<double> t, span, efirst, emed;
+  std::vector<double> t, span, efirst, emed, ein, eout;
   std::vector<int> smid(cf.ctas);
   std::vector<unsigned long long> a(cf.ctas), b(cf.ctas);
   for (int i = -2; i < reps; ++i) {
@@ -372,6 +379,14 @@ Result run(Ctx& c, const Config& cf, int reps) {
     for (auto e : b) ends.push_back((e - t0min) * 1e-3);
     efirst.push_back(vmin(ends));
     emed.push_back(median(ends));
+    if (cf.in_range_ctas > 0 && cf.in_range_ctas < cf.ctas) {
+      ein.push_back(median(std::vector<double>(ends.begin(), ends.begin() + cf.in_range_ctas)));
+      eout.push_back(median(std::vector<double>(ends.begin() + cf.in_range_ctas, ends.end())));
+    }
+  }
+  if (!ein.empty()) {
+    r.end_in_us = median(ein);
+    r.end_out_us = median(eout);
   }
   CK(cudaMemcpy(smid.data(), c.smid, cf.ctas * sizeof(int), cudaMemcpyDeviceToHost));
   std::map<int, int> per;
@@ -625,6 +640,13 @@ int main(int argc, char** argv) {
         cfgs.push_back({"tiled_oob", true, n, st, R, P16, true, 8 * MiB, ONE, 1, 0, 1, false, 0, 0, 64});
         cfgs.push_back({"tiled_oobref", true, n, st, R, P16, true, 8 * MiB, ONE, 1});
       }
+  // k CTAs streaming from HBM beside 132 - k loading zero-filled boxes, and the k CTAs alone
+  for (int k : {33, 66, 99})
+    for (int st : {4, 8}) {
+      cfgs.push_back({"tiled_oobmix_" + std::to_string(k), true, nsm, st, 128, P16, true, 8 * MiB, ONE, 1, 0, 1, false, 0,
+                      0, 0, 0, k});
+      cfgs.push_back({"tiled_oobmixref_" + std::to_string(k), true, k, st, 128, P16, true, 8 * MiB, ONE, 1});
+    }
   if (argc > 2) {
     const std::string only = argv[2];
     std::vector<Config> keep;
@@ -663,14 +685,21 @@ int main(int argc, char** argv) {
                                   ? "CTA c reading region c mod " + std::to_string(cf.region_groups) +
                                         " (CTAs of one region share it)"
                                   : std::string("each CTA its own disjoint region");
-    char m[1200];
+    char mix[200] = "";
+    if (std::isfinite(r.end_in_us))
+      std::snprintf(mix, sizeof mix,
+                    "; CTAs 0..%d read in range (HBM): median end %.2f us (%.1f GB/s for their bytes); the other %d "
+                    "load zero-filled boxes only: median end %.2f us",
+                    cf.in_range_ctas - 1, r.end_in_us, (double)r.bytes / cf.ctas * cf.in_range_ctas / (r.end_in_us * 1e3),
+                    cf.ctas - cf.in_range_ctas, r.end_out_us);
+    char m[1400];
     std::snprintf(m, sizeof m,
                   "%s of %lld B per request (%s); %lld B per CTA, %s of a 2 GiB random bf16 "
                   "buffer (%s); %d ring(s) per CTA of 1 producer thread issuing + 1 consumer warp releasing each stage "
                   "(no compute); producer loop %s; %d stages per CTA in all; dyn smem %d B; %d CTAs on %d distinct SMs (max %d per SM); L2 flushed by a 256 MiB memset%s "
                   "before each rep; CUDA events around the kernel; median of %d reps after 2 warm-ups (spread %.1f%%); "
                   "in-kernel span first CTA start to last CTA end (globaltimer) %.2f us; first CTA done at %.2f us; median CTA "
-                  "done at %.2f us; SM clock after %.0f MHz",
+                  "done at %.2f us; SM clock after %.0f MHz%s",
                   cf.tiled ? "2D TMA cp.async.bulk.tensor.2d box 64 cols x R rows" : "1D cp.async.bulk", box_bytes,
                   cf.tiled ? (cf.promo ? "128B swizzle; L2 promotion 256B" : "128B swizzle; L2 promotion none")
                            : "contiguous",
@@ -683,7 +712,7 @@ int main(int argc, char** argv) {
                   cf.divloop ? "recomputing stage/phase/coordinates by div and mod per request"
                              : "advancing stage/phase/coordinates incrementally (CUTLASS-style)",
                   cf.stages, r.smem, cf.ctas, r.sms, r.max_per_sm,
-                  cf.flush ? " then a 256 MiB read (L2 left holding clean lines)" : " (L2 left holding dirty lines)", REPS, r.spread, r.span_us, r.end_first_us, r.end_med_us, nvml.sm_mhz());
+                  cf.flush ? " then a 256 MiB read (L2 left holding clean lines)" : " (L2 left holding dirty lines)", REPS, r.spread, r.span_us, r.end_first_us, r.end_med_us, nvml.sm_mhz(), mix);
     std::fprintf(f, "%s,%d,%d,%d,%lld,%lld,%s,%s,%s,%s\n", cf.variant.c_str(), cf.ctas, cf.stages, cf.box_rows, box_bytes,
                  inflight, fmt(gbps, 1).c_str(), fmt(gbps_sm, 2).c_str(), fmt(r.ms * 1e3, 2).c_str(),
                  csv_field(m).c_str());
