@@ -169,6 +169,7 @@ Result Simulator::collect(TimePoint end) {
   r.resources.push_back(port);
   add_links("l2", l2_link_);
   add_links("hbm", hbm_link_);
+  if (!miss_link_.empty()) add_links("l2_miss", miss_link_);
   if (options_.system != nullptr) add_nvlink_stats(r, span);
   for (const auto& s : r.resources) {
     if (s.utilisation > r.bottleneck_utilisation) {

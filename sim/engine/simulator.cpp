@@ -45,6 +45,9 @@ void Simulator::build_machine() {
     l2_link_.push_back(flows_.add_link(fmt::format("gpu{}.l2", g), spec_.l2.bandwidth));
     hbm_link_.push_back(flows_.add_link(fmt::format("gpu{}.hbm", g), spec_.hbm.bandwidth * spec_.hbm.efficiency));
     const FlowNetwork::LinkId writeback[] = {hbm_link_.back()};  // L2 evicting dirty lines to HBM
+    if (spec_.l2.miss_bandwidth.value > 0) {
+      miss_link_.push_back(flows_.add_link(fmt::format("gpu{}.l2_miss", g), spec_.l2.miss_bandwidth));
+    }
     writeback_route_.push_back(flows_.add_route(writeback));
     // Reads served by their GPC's recent fetch (l2.gpc_combine_*) cross only the SM's port.
     if (spec_.l2.gpc_combine_window.count() > 0) {
@@ -67,9 +70,17 @@ void Simulator::build_machine() {
       const BytesPerSecond port{spec_.sm.l2_bandwidth_per_sm.value * boost};
       port_ps_per_byte_ = 1e12 / port.value;
       const FlowNetwork::LinkId hit[] = {l2_link_.back()};
-      const FlowNetwork::LinkId miss[] = {l2_link_.back(), hbm_link_.back()};
       sm.route_hit = flows_.add_route(hit, port);
-      sm.route_miss = flows_.add_route(miss, port);
+      if (miss_link_.empty()) {
+        const FlowNetwork::LinkId miss[] = {l2_link_.back(), hbm_link_.back()};
+        sm.route_miss = flows_.add_route(miss, port);
+        sm.route_zero_fill = sm.route_miss;
+      } else {
+        const FlowNetwork::LinkId miss[] = {l2_link_.back(), miss_link_.back(), hbm_link_.back()};
+        const FlowNetwork::LinkId zero_fill[] = {l2_link_.back(), miss_link_.back()};
+        sm.route_miss = flows_.add_route(miss, port);
+        sm.route_zero_fill = flows_.add_route(zero_fill, port);
+      }
       if (!combine_link_.empty()) {
         const FlowNetwork::LinkId combined[] = {combine_link_.back()};
         sm.route_combined = flows_.add_route(combined, port);

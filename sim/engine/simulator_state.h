@@ -58,6 +58,9 @@ struct Simulator::Sm {
   TimePoint read_port_held_until{0};
   FlowNetwork::RouteId route_hit = -1;
   FlowNetwork::RouteId route_miss = -1;
+  // A zero-filled TMA box (TileRef::zero_fill) with l2.miss_bandwidth set: the L2 and its miss path,
+  // not HBM. Without it zero-filled boxes take route_miss.
+  FlowNetwork::RouteId route_zero_fill = -1;
   // A read combined with another SM's fetch of the same tile in its GPC (l2.gpc_combine_*): only
   // the SM's port carries it (a link that never binds, capped at the port).
   FlowNetwork::RouteId route_combined = -1;

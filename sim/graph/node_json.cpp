@@ -74,11 +74,12 @@ void check_node_keys(const JsonCursor& c, NodeKind kind) {
 }
 
 TileRef read_tile(const JsonCursor& c, const NameTable& tensors) {
-  static constexpr std::string_view kKeys[] = {"tensor", "coords", "resident"};
+  static constexpr std::string_view kKeys[] = {"tensor", "coords", "resident", "zero_fill"};
   c.check_keys(kKeys);
   TileRef t;
   if (auto tensor = c.find("tensor")) t.tensor = tensors.resolve(*tensor);
   if (auto resident = c.find("resident")) t.resident = resident->as_bool();
+  if (auto zero_fill = c.find("zero_fill")) t.zero_fill = zero_fill->as_bool();
   if (auto coords = c.find("coords")) {
     coords->expect_array_size(1, t.coords.size());
     for (std::size_t i = 0; i < coords->size(); ++i) t.coords[i] = read_coord(coords->item(i));
@@ -199,6 +200,7 @@ void write_memory_fields(const Node& n, const NodeNames& names, nlohmann::ordere
     if (n.tile.tensor >= 0) tile["tensor"] = name_of(names.tensors, n.tile.tensor, "tensor");
     for (const Coord& coord : n.tile.coords) tile["coords"].push_back(coord_to_json(coord));
     if (n.tile.resident) tile["resident"] = true;
+    if (n.tile.zero_fill) tile["zero_fill"] = true;
     j["tile"] = std::move(tile);
   }
   if (n.kind == NodeKind::load && n.multicast != defaults.multicast) j["multicast"] = n.multicast;

@@ -67,6 +67,9 @@ struct TileRef {
   // Untracked data known to sit in L2 (written or read just before this kernel and smaller than
   // L2): loads hit without consulting the L2 model. Only for untracked tiles.
   bool resident = false;
+  // A TMA box wholly outside its tensor: zero-filled without reading HBM; it still takes a share of
+  // the L2's miss path (l2.miss_bandwidth). Only for untracked, non-resident loads.
+  bool zero_fill = false;
   bool operator==(const TileRef&) const = default;
 };
 

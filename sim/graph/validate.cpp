@@ -66,6 +66,8 @@ void check_memory_node(const Checker& c, const Node& n, const NodeContext& ctx, 
           fmt::format("tensor index {} out of range ({} tensors)", n.tile.tensor, ctx.kernel.tensors.size()));
   c.check(!n.tile.resident || n.tile.tensor < 0, at,
           "\"resident\" is for untracked tiles only (a tracked tile's residency is the L2 model's)");
+  c.check(!n.tile.zero_fill || (n.kind == NodeKind::load && n.tile.tensor < 0 && !n.tile.resident), at,
+          "\"zero_fill\" is for untracked, non-resident loads only (a box wholly outside its tensor reads nothing)");
   c.check(n.multicast >= 1, at, fmt::format("multicast must be >= 1, got {}", n.multicast));
   c.check(n.access == 4 || n.access == 8 || n.access == 16, at,
           fmt::format("access (bytes per thread per copy) must be 4, 8 or 16, got {}", n.access));

@@ -139,6 +139,10 @@ struct L2Spec {
   // (l2.gpc_combine_window, l2.gpc_combine_fraction); a zero window (the default) turns it off.
   Duration gpc_combine_window{0};
   double gpc_combine_fraction = 1.0;
+  // The L2's miss path: a throughput every L2 miss and every zero-filled TMA box (a box wholly
+  // outside its tensor, TileRef::zero_fill, which reads no HBM) shares. Zero (the default): not
+  // modelled, and zero-filled boxes are streamed like misses. Optional in JSON (l2.miss_bandwidth).
+  BytesPerSecond miss_bandwidth{0};
   bool operator==(const L2Spec&) const = default;
 };
 

@@ -174,6 +174,7 @@ void check_memory(const GpuSpec& spec, const ReadContext& ctx) {
   require_fraction(ctx, "/l2/flush_dirty_fraction", l2.flush_dirty_fraction);
   require_non_negative(ctx, "/l2/gpc_combine_window", static_cast<double>(l2.gpc_combine_window.count()));
   require_fraction(ctx, "/l2/gpc_combine_fraction", l2.gpc_combine_fraction);
+  require_non_negative(ctx, "/l2/miss_bandwidth", l2.miss_bandwidth.value);
 
   const HbmSpec& hbm = spec.hbm;
   require_positive(ctx, "/hbm/capacity", static_cast<double>(hbm.capacity.value));

@@ -114,6 +114,7 @@ nlohmann::json to_json(const GpuSpec& s) {
     w.set("l2", "gpc_combine_window", format_duration(s.l2.gpc_combine_window));
     w.set("l2", "gpc_combine_fraction", s.l2.gpc_combine_fraction);
   }
+  if (s.l2.miss_bandwidth.value > 0) w.set("l2", "miss_bandwidth", format_bandwidth(s.l2.miss_bandwidth));
 
   w.set("hbm", "capacity", format_bytes(s.hbm.capacity));
   w.set("hbm", "bandwidth", format_bandwidth(s.hbm.bandwidth));

@@ -106,12 +106,17 @@ graph::CtaTemplate build_ws_template(const Problem& p, const Schedule& s, const 
     int prev_step = -1;
     for (std::int64_t k = 0; k < w.k_iters; ++k) {
       const std::string sfx = fmt::format("{}_{}", j, k);
-      // A box wholly outside the tensor (the CTA's tile hangs over the edge) is zero-filled and
-      // takes about as long as an HBM load (traces/h200/calibration_tma_oob.csv): untracked.
-      const int la = b.add(memory_node("ldA" + sfx, NodeKind::load, MemEngine::tma, producer, a_bytes, w.outside_m ? -1 : t_a,
-                                       {item_param(j, p_tile_m), item_param(j, p_k_base, k), item_param(j, p_rank_n)}, mc_a));
-      const int lb = b.add(memory_node("ldB" + sfx, NodeKind::load, MemEngine::tma, producer, b_bytes, w.outside_n ? -1 : t_b,
-                                       {item_param(j, p_tile_n), item_param(j, p_k_base, k), item_param(j, p_rank_m)}, mc_b));
+      // A box wholly outside the tensor (the CTA's tile hangs over the edge) is zero-filled: it
+      // reads no HBM but shares the L2's miss path with the misses (traces/h200/
+      // calibration_tma_oob.csv, calibration_tma_oobmix.csv; l2.miss_bandwidth): untracked.
+      graph::Node load_a = memory_node("ldA" + sfx, NodeKind::load, MemEngine::tma, producer, a_bytes, w.outside_m ? -1 : t_a,
+                                       {item_param(j, p_tile_m), item_param(j, p_k_base, k), item_param(j, p_rank_n)}, mc_a);
+      graph::Node load_b = memory_node("ldB" + sfx, NodeKind::load, MemEngine::tma, producer, b_bytes, w.outside_n ? -1 : t_b,
+                                       {item_param(j, p_tile_n), item_param(j, p_k_base, k), item_param(j, p_rank_m)}, mc_b);
+      load_a.tile.zero_fill = w.outside_m;
+      load_b.tile.zero_fill = w.outside_n;
+      const int la = b.add(std::move(load_a));
+      const int lb = b.add(std::move(load_b));
       if (gate >= 0) {
         b.order(gate, la);
         b.order(gate, lb);

@@ -214,6 +214,7 @@ TEST(GroupedGemm, ZeroFilledBoxesStreamLikeMisses) {
     for (const auto& n : t.nodes) {
       if (n.kind != graph::NodeKind::load || n.id.rfind("ldA", 0) != 0) continue;
       (n.tile.tensor < 0 ? untracked : tracked)++;
+      EXPECT_EQ(n.tile.zero_fill, n.tile.tensor < 0) << n.id;  // marked: it takes the L2 miss path, not HBM
     }
   }
   EXPECT_GT(tracked, 0);

@@ -224,7 +224,12 @@ TileGraph every_field_graph() {
   narrow.engine = MemEngine::cp_async;
   narrow.bytes = Bytes{2048};
   narrow.access = 4;
-  for (const Node& n : {simt, smem, put, get, sig, wait, delay, hot, narrow}) t.nodes.push_back(n);
+  Node oob;  // a TMA box wholly outside its tensor: zero-filled
+  oob.id = "oob";
+  oob.kind = NodeKind::load;
+  oob.bytes = Bytes{8192};
+  oob.tile.zero_fill = true;
+  for (const Node& n : {simt, smem, put, get, sig, wait, delay, hot, narrow, oob}) t.nodes.push_back(n);
   t.edges.push_back(Edge{2, 3, EdgeKind::order});
   t.edges.push_back(Edge{8, 9, EdgeKind::order});
   k.grid[0].params = {0, 0, 5, 1, 1, 0, 7, 1};  // not a box: written row by row

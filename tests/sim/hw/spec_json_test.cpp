@@ -95,6 +95,8 @@ TEST(GpuPresets, AllLoadWithExpectedFigures) {
   const GpuSpec h200 = load_gpu_preset("h200", kConfigDir);
   EXPECT_EQ(h200.l2.capacity.value, 60LL * 1024 * 1024);
   EXPECT_EQ(h200.hbm.bandwidth.value, 4.8e12);
+  EXPECT_EQ(h200.l2.miss_bandwidth.value, 4.6e12);  // calib_tma tiled_oobmix; the other presets leave it off
+  EXPECT_EQ(h100.l2.miss_bandwidth.value, 0);
 
   // wgmma slows SIMT work on Hopper (calib_attn); tcgen05 keeps its accumulators in TMEM.
   EXPECT_EQ(h200.simt.rate_during_wgmma, 0.15);
@@ -202,6 +204,9 @@ TEST(SpecErrors, InconsistentValues) {
   EXPECT_TRUE(contains(eff, "h100.json: /hbm/efficiency: must be in (0, 1], got 1.5")) << eff;
   const std::string rate = error_after_edit([](nlohmann::json& doc) { doc["l2"]["bandwidth"] = "0TB/s"; });
   EXPECT_TRUE(contains(rate, "h100.json: /l2/bandwidth: must be > 0")) << rate;
+  const std::string miss = error_after_edit([](nlohmann::json& doc) { doc["l2"]["miss_bandwidth"] = "-1TB/s"; });
+  EXPECT_TRUE(contains(miss, "h100.json: /l2/miss_bandwidth: expected a bandwidth")) << miss;
+  EXPECT_TRUE(contains(miss, "must not be negative")) << miss;
   const std::string arch = error_after_edit([](nlohmann::json& doc) { doc["compute_capability"] = 80; });
   EXPECT_TRUE(contains(arch, "/gpc/max_cluster_size: thread-block clusters need compute capability 90")) << arch;
   const std::string wgrate = error_after_edit([](nlohmann::json& doc) { doc["simt"]["rate_during_wgmma"] = 0; });
