@@ -44,10 +44,11 @@ void Simulator::build_machine() {
     if (options_.l2_starts_dirty) l2_.back()->fill_dirty(spec_.l2.capacity, spec_.l2.flush_dirty_fraction);
     l2_link_.push_back(flows_.add_link(fmt::format("gpu{}.l2", g), spec_.l2.bandwidth));
     hbm_link_.push_back(flows_.add_link(fmt::format("gpu{}.hbm", g), spec_.hbm.bandwidth * spec_.hbm.efficiency));
-    const FlowNetwork::LinkId writeback[] = {hbm_link_.back()};  // L2 evicting dirty lines to HBM
+    // The L2's miss path (l2.miss_bandwidth), shared by misses, stores and zero-filled TMA boxes.
     if (spec_.l2.miss_bandwidth.value > 0) {
       miss_link_.push_back(flows_.add_link(fmt::format("gpu{}.l2_miss", g), spec_.l2.miss_bandwidth));
     }
+    const FlowNetwork::LinkId writeback[] = {hbm_link_.back()};  // L2 evicting dirty lines to HBM (only)
     writeback_route_.push_back(flows_.add_route(writeback));
     // Reads served by their GPC's recent fetch (l2.gpc_combine_*) cross only the SM's port.
     if (spec_.l2.gpc_combine_window.count() > 0) {
