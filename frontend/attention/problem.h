@@ -1,16 +1,31 @@
 // An attention forward problem: O = softmax(Q K^T * scale [+ causal mask]) V per (batch, head).
 // Q: [batch, heads, seq_q, head_dim]; K, V: [batch, heads_kv, seq_kv, head_dim] (GQA/MQA when
 // heads_kv < heads: query head h reads KV head h / (heads / heads_kv)).
-// The causal mask is aligned to the bottom right (FlashAttention >= 2.1): query row i sees keys
-// j <= i + seq_kv - seq_q; with seq_q == seq_kv that is the usual lower triangle.
+// The causal mask is aligned to the bottom right by default (FlashAttention >= 2.1): query row i
+// sees keys j <= i + seq_kv - seq_q. PyTorch's scaled_dot_product_attention(is_causal=True) aligns
+// it to the top left instead (torch.nn.attention.bias.CausalBias): row i sees keys j <= i. With
+// seq_q == seq_kv both are the usual lower triangle.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
+#include <string_view>
 
 #include "sim/units/dtype.h"
 
 namespace tgsim::attention {
+
+enum class CausalAlign { bottom_right, top_left };
+
+inline std::string_view to_string(CausalAlign a) { return a == CausalAlign::top_left ? "top_left" : "bottom_right"; }
+
+// "bottom_right" / "bottom-right" or "top_left" / "top-left"; nullopt otherwise.
+inline std::optional<CausalAlign> parse_causal_align(std::string_view s) {
+  if (s == "bottom_right" || s == "bottom-right") return CausalAlign::bottom_right;
+  if (s == "top_left" || s == "top-left") return CausalAlign::top_left;
+  return std::nullopt;
+}
 
 struct Problem {
   std::int64_t batch = 1;
@@ -21,8 +36,12 @@ struct Problem {
   std::int64_t head_dim = 128;
   bool causal = false;
   DType dtype = DType::bf16;
+  CausalAlign causal_align = CausalAlign::bottom_right;
 
   std::int64_t group() const { return heads / std::max<std::int64_t>(1, heads_kv); }
+
+  // Query row i of a causal problem sees keys j <= i + causal_offset().
+  std::int64_t causal_offset() const { return causal_align == CausalAlign::top_left ? 0 : seq_kv - seq_q; }
 
   // Query-key pairs that are computed (not masked) for one (batch, head).
   double visible_pairs() const {
@@ -30,7 +49,7 @@ struct Problem {
     if (!causal) return sq * skv;
     // Row i sees clamp(i + offset + 1, 0, skv) keys: rows [lo, hi) see a growing prefix, rows
     // from max(lo, hi) on see every key.
-    const double offset = skv - sq;
+    const double offset = static_cast<double>(causal_offset());
     const double lo = std::max(0.0, -offset);
     const double hi = std::min(sq, skv - offset - 1);
     double pairs = 0;

@@ -1,5 +1,6 @@
 // The `attention` sweep op: parameters as `tgsim attention` takes them (batch, heads, heads_kv,
-// seq_q, seq_kv, head_dim, causal, dtype, kernel, schedule, family); resolve → lower → simulate.
+// seq_q, seq_kv, head_dim, causal, causal_align, dtype, kernel, schedule, family); resolve → lower →
+// simulate.
 #include <fmt/format.h>
 
 #include "frontend/attention/lower.h"
@@ -17,7 +18,7 @@ class AttentionEvaluator : public Evaluator {
     return {{"batch", ParamKind::integer},  {"heads", ParamKind::integer},  {"heads_kv", ParamKind::integer},
             {"seq_q", ParamKind::integer},  {"seq_kv", ParamKind::integer}, {"head_dim", ParamKind::integer},
             {"causal", ParamKind::boolean}, {"dtype", ParamKind::text},     {"kernel", ParamKind::text},
-            {"schedule", ParamKind::text},  {"family", ParamKind::text}};
+            {"schedule", ParamKind::text},  {"family", ParamKind::text},   {"causal_align", ParamKind::text}};
   }
 
   Outcome evaluate(const nlohmann::json& p, const hw::GpuSpec& spec, const EvalContext& ctx) const override {
@@ -30,6 +31,10 @@ class AttentionEvaluator : public Evaluator {
     prob.heads_kv = int_param(p, "heads_kv", prob.heads);
     prob.seq_kv = int_param(p, "seq_kv", prob.seq_q);
     prob.causal = bool_param(p, "causal", false);
+    const std::string align = text_param(p, "causal_align", "bottom_right");
+    const auto a = attention::parse_causal_align(align);
+    if (!a) throw InputError(fmt::format("causal_align: \"{}\" is neither bottom_right nor top_left", align));
+    prob.causal_align = *a;
     if (prob.batch <= 0 || prob.heads <= 0 || prob.heads_kv <= 0 || prob.seq_q <= 0 || prob.seq_kv <= 0 ||
         prob.head_dim <= 0)
       throw InputError("batch, heads, heads_kv, seq_q, seq_kv and head_dim must be positive");

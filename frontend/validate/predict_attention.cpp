@@ -1,5 +1,6 @@
 // Predicting an `attention` measurement row: batch, heads, heads_kv, seq_q, seq_kv, head_dim,
-// causal and dtype give the problem; the kernel name(s) give the schedule; without them the
+// causal (with the optional causal_align: bottom_right, the default, or top_left) and dtype give
+// the problem; the kernel name(s) give the schedule; without them the
 // optional `family` column (fa2, fa3, cudnn, cudnn_sm80) picks that family's default schedule,
 // else the default rule (FlashAttention-2, as PyTorch's flash backend runs it).
 #include <fmt/format.h>
@@ -33,6 +34,15 @@ Prediction predict_attention(const Row& row, const std::string& origin, const Sp
   prob.heads_kv = need("heads_kv").value_or(prob.heads);
   prob.seq_kv = need("seq_kv").value_or(prob.seq_q);
   prob.causal = need("causal").value_or(0) != 0;
+  // Optional: where the causal diagonal sits when seq_q != seq_kv (PyTorch's SDPA: top_left).
+  if (const std::string align = row.get("causal_align"); !align.empty()) {
+    const auto a = attention::parse_causal_align(align);
+    if (!a) {
+      p.skip_reason = fmt::format("unknown causal_align \"{}\" (bottom_right, top_left)", align);
+      return p;
+    }
+    prob.causal_align = *a;
+  }
   const std::string dtype = row.get("dtype").empty() ? "bf16" : row.get("dtype");
   const auto t = parse_dtype(dtype);
   if (!t) {

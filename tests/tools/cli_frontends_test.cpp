@@ -23,6 +23,23 @@ TEST_F(CliAttention, JsonReportsScheduleFlopsAndLatency) {
   EXPECT_GT(j["inputs"]["flops"].get<double>(), 0.0);
 }
 
+TEST_F(CliAttention, TopLeftCausalVisitsFewerKeysAndNeedsCausal) {
+  // PyTorch's is_causal: 128 queries over 4096 keys see only the first 128 keys.
+  const std::string rect = "--gpu h200 --batch 8 --heads 16 --seq-q 128 --seq-kv 4096 --head-dim 128 --causal";
+  const RunResult br = run_tgsim("attention " + rect + " --json");
+  const RunResult tl = run_tgsim("attention " + rect + " --causal-align top-left --json");
+  ASSERT_EQ(br.code, 0) << br.err;
+  ASSERT_EQ(tl.code, 0) << tl.err;
+  const auto jb = nlohmann::json::parse(br.out), jt = nlohmann::json::parse(tl.out);
+  EXPECT_EQ(jb["inputs"]["causal_align"], "bottom_right");
+  EXPECT_EQ(jt["inputs"]["causal_align"], "top_left");
+  EXPECT_LT(jt["inputs"]["flops"].get<double>(), 0.05 * jb["inputs"]["flops"].get<double>());
+  EXPECT_LT(jt["latency_us"].get<double>(), jb["latency_us"].get<double>());
+  const RunResult bad = run_tgsim("attention " + kProblem + " --causal-align top-left");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--causal-align: needs --causal"), std::string::npos) << bad.err;
+}
+
 TEST_F(CliAttention, Fa3TraceShowsBothConsumerWarpgroups) {
   const auto trace = tmp("fa3.trace.json");
   const RunResult r = run_tgsim("attention " + kProblem + " --family fa3 --trace " + shell_quote(trace) + " --trace-sms 1");

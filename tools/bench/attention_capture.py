@@ -55,7 +55,11 @@ pass visits the cases in its own random order; `settle_ms` records N (0: plain s
 seq 512, sequence lengths that are not tile multiples, GQA prefill and decode shapes the sweep
 lacks), both backends -> traces/h200/attention_probe.csv.
 
-Usage: attention_capture.py OUT_DIR [--quick] [--cases sweep|probe] [--passes N] [--budget-s S]
+--cases tile: a diagnosis set, not validation: one Q tile per (batch, head) (seq_q = block_m), 64 to
+2048 keys, on 132, 264 and 2112 CTAs, d = 64/128/256 (cuDNN at d=128 only), so that a tile's fixed
+cost and a KV block's cost can be told apart, alone on an SM and beside a neighbour.
+
+Usage: attention_capture.py OUT_DIR [--quick] [--cases sweep|probe|tile] [--passes N] [--budget-s S]
                             [--settle-ms N] [--shuffle SEED]
                             [--dry-run]   (lists the cases; needs no GPU or torch)
 """
@@ -78,7 +82,7 @@ from capture_util import strip_kernel_name
 FIELDS = ["op", "gpu", "dtype", "batch", "heads", "heads_kv", "seq_q", "seq_kv",
           "head_dim", "causal", "kernel", "time_us", "source",
           "backend", "spread_pct", "tflops", "reps", "passes", "case_set",
-          "gqa_mode", "pass_us", "timing", "kernel_span_us", "settle_ms"]
+          "gqa_mode", "pass_us", "timing", "kernel_span_us", "settle_ms", "causal_align"]
 TOKENS = 16384
 HIDDEN = 2048
 FLUSH_BYTES = 256 << 20
@@ -91,9 +95,10 @@ def log(*a):
 
 
 # ---------------------------------------------------------------- cases (no torch)
-def make_cases(quick=False, probe=False):
+def make_cases(quick=False, probe=False, tile=False):
     """Returns a list of dicts: set, backend, dtype, batch, heads, heads_kv, seq_q,
-    seq_kv, head_dim, causal. probe: the held-out set (see --cases)."""
+    seq_kv, head_dim, causal. probe: the held-out set; tile: the one-Q-tile diagnosis set
+    (see --cases)."""
     cases = []
 
     def add(cset, dtype, b, h, hkv, sq, skv, d, causal, backends=BACKENDS):
@@ -102,6 +107,20 @@ def make_cases(quick=False, probe=False):
                               heads_kv=hkv, seq_q=sq, seq_kv=skv, head_dim=d,
                               causal=causal))
 
+    if tile:
+        # One Q tile per (batch, head) (seq_q = the kernels' block_m: 128, or 64 at d=256), n KV
+        # blocks per CTA, on 132 CTAs (4 heads x 33: one wave, one CTA per SM), 264 (one wave, two
+        # per SM) and 2112 (eight waves of two per SM): time = waves x (F + n c) separates a
+        # tile's fixed cost F from a block's cost c, alone on an SM or beside a neighbour.
+        for b in (33, 66, 528):
+            for skv in (64, 128, 256, 512, 1024, 2048):
+                for causal in (0, 1):
+                    add("tile", "bf16", b, 4, 4, 128, skv, 128, causal)
+                add("tile", "bf16", b, 4, 4, 64, skv, 256, 0, backends=["flash"])
+                if skv >= 128:
+                    for causal in (0, 1):
+                        add("tile", "bf16", b, 4, 4, 128, skv, 64, causal, backends=["flash"])
+        return cases
     if probe:
         # short kernels at a fixed per-CTA work (seq 512) with 1/16 ... 4x the CTAs of the sweep
         for b in (2, 8, 64):
@@ -212,6 +231,8 @@ def aggregate_rows(cases, results, torch_version):
             op="attention", gpu="h200", dtype=c["dtype"], batch=c["batch"],
             heads=c["heads"], heads_kv=c["heads_kv"], seq_q=c["seq_q"],
             seq_kv=c["seq_kv"], head_dim=c["head_dim"], causal=c["causal"],
+            # is_causal=True in PyTorch's SDPA aligns the mask to the top left (CausalBias)
+            causal_align="top_left" if c["causal"] else "",
             kernel=r["kernel"], time_us=f"{t:.3f}", source=source_text(c, rr),
             backend=c["backend"], spread_pct=f"{pct_spread(pm):.2f}",
             tflops=f"{flops(c) / (t * 1e-6) / 1e12:.2f}", reps=r["reps"],
@@ -416,12 +437,13 @@ def main():
     ap.add_argument("--settle-ms", type=float, default=0.0, help="GPU idle before each case's reps")
     ap.add_argument("--shuffle", type=int, default=-1, help="seed: each pass in its own random order")
     ap.add_argument("--graph", action="store_true", help="time CUDA-graph replays (no host overhead)")
-    ap.add_argument("--cases", choices=["sweep", "probe"], default="sweep",
-                    help="probe: the held-out shapes (short kernels, ragged lengths, new GQA/decode)")
+    ap.add_argument("--cases", choices=["sweep", "probe", "tile"], default="sweep",
+                    help="probe: the held-out shapes (short kernels, ragged lengths, new GQA/decode); "
+                         "tile: one Q tile per CTA, 1-32 KV blocks, 132/264/2112 CTAs (diagnosis)")
     a = ap.parse_args()
     t0 = time.time()
     os.makedirs(a.out, exist_ok=True)
-    cases = make_cases(a.quick, a.cases == "probe")
+    cases = make_cases(a.quick, a.cases == "probe", a.cases == "tile")
     if a.dry_run:
         for c in cases:
             log(c, f"{flops(c) / 1e9:.1f} GFLOP", f"{case_bytes(c) / 2**20:.0f} MiB")

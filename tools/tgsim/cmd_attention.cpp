@@ -17,6 +17,7 @@ struct AttentionArgs {
   attention::Request req;
   std::string dtype = "bf16";
   std::string family;
+  std::string causal_align;
   std::int64_t heads_kv = 0;
   std::int64_t seq_kv = 0;
 };
@@ -29,7 +30,12 @@ void add_attention_options(CLI::App& cmd, AttentionArgs& a) {
   cmd.add_option("--seq-q", p.seq_q, "Query length (1 for decode)")->required()->check(CLI::PositiveNumber);
   cmd.add_option("--seq-kv", a.seq_kv, "Key/value length (default: --seq-q)")->check(CLI::PositiveNumber);
   cmd.add_option("--head-dim", p.head_dim, "Head dimension (multiple of 8, up to 256)")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd.add_flag("--causal", p.causal, "Causal mask (bottom-right aligned; fully masked KV blocks are skipped)");
+  cmd.add_flag("--causal", p.causal, "Causal mask (fully masked KV blocks are skipped)");
+  cmd.add_option("--causal-align", a.causal_align,
+                 "Where the causal mask's diagonal sits when --seq-q differs from --seq-kv: bottom-right (default; "
+                 "FlashAttention's own API, query i sees keys <= i + seq_kv - seq_q) or top-left (PyTorch's "
+                 "scaled_dot_product_attention(is_causal=True): query i sees keys <= i)")
+      ->check(CLI::IsMember({"bottom-right", "top-left"}));
   cmd.add_option("--dtype", a.dtype, "Input type: fp16, bf16, fp8_e4m3 (fa3/cudnn)")->capture_default_str();
   auto* kernel = cmd.add_option("--kernel", a.req.kernel,
                                 "Kernel name(s) from a profile: FlashAttention-2/3, cuDNN SDPA (docs/kernel-names.md)");
@@ -48,6 +54,10 @@ void finish_args(AttentionArgs& a) {
   p.heads_kv = a.heads_kv > 0 ? a.heads_kv : p.heads;
   p.seq_kv = a.seq_kv > 0 ? a.seq_kv : p.seq_q;
   if (!a.family.empty()) a.req.family = attention::parse_family(a.family);
+  if (!a.causal_align.empty()) {
+    if (!p.causal) throw InputError("--causal-align: needs --causal");
+    p.causal_align = *attention::parse_causal_align(a.causal_align);
+  }
   if (p.heads % p.heads_kv != 0)
     throw InputError(fmt::format("--heads ({}) must be a multiple of --heads-kv ({})", p.heads, p.heads_kv));
 }
@@ -62,6 +72,7 @@ nlohmann::json describe(const attention::Resolved& r, const attention::LoweredAt
           {"seq_kv", p.seq_kv},
           {"head_dim", p.head_dim},
           {"causal", p.causal},
+          {"causal_align", attention::to_string(p.causal_align)},
           {"dtype", to_string(p.dtype)},
           {"flops", p.flops()},
           {"paper_flops", p.paper_flops()},
@@ -97,7 +108,9 @@ void register_attention(CLI::App& app, const Context& ctx) {
     const auto& p = r.problem;
     const std::string preface =
         fmt::format("attention    batch {} heads {}/{} seq {}x{} d {}{} {}\nschedule     {} ({})\n", p.batch, p.heads,
-                    p.heads_kv, p.seq_q, p.seq_kv, p.head_dim, p.causal ? " causal" : "", to_string(p.dtype),
+                    p.heads_kv, p.seq_q, p.seq_kv, p.head_dim,
+                    !p.causal ? "" : p.causal_align == attention::CausalAlign::top_left ? " causal (top-left)" : " causal",
+                    to_string(p.dtype),
                     lowered.schedule.name, r.source);
     const auto res = simulate_and_report(lowered.graph, spec, o->gpu, o->out, describe(r, lowered), preface);
     if (!o->out.json) {

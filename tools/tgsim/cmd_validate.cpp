@@ -30,7 +30,10 @@ std::string shape_of(const validate::Row& row, const std::string& op) {
   }
   if (op == "attention")
     return fmt::format("b{} h{}/{} {}x{} d{}{}", row.get("batch"), row.get("heads"), row.get("heads_kv"), row.get("seq_q"),
-                       row.get("seq_kv"), row.get("head_dim"), row.get("causal") == "1" ? " causal" : "");
+                       row.get("seq_kv"), row.get("head_dim"),
+                       row.get("causal") != "1"                ? ""
+                       : row.get("causal_align") == "top_left" ? " causal top-left"
+                                                               : " causal");
   return "";
 }
 

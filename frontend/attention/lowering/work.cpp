@@ -30,7 +30,7 @@ Tiling make_tiling(const Problem& p, const Schedule& s) {
 
 std::vector<CtaWork> cta_work(const Problem& p, const Schedule& s, const Tiling& t) {
   const std::int64_t bm = s.block_m, bn = s.block_n;
-  const std::int64_t offset = p.seq_kv - p.seq_q;  // bottom-right aligned causal mask
+  const std::int64_t offset = p.causal_offset();  // row i sees keys <= i + offset
   // Query position of a kernel row: packed GQA rows are (head in group, position) pairs.
   const auto position = [&](std::int64_t row) { return s.pack_gqa ? row % p.seq_q : row; };
   std::vector<CtaWork> out;
