@@ -135,23 +135,32 @@ bool predict_gemm(const ProfiledLaunch& l, const hw::GpuSpec& spec, const graph:
 bool predict_attention(const ProfiledLaunch& l, const hw::GpuSpec& spec, const graph::Limits& limits, double window_duty,
                        ReplayRow& row) {
   const auto& op = l.op;
-  if (op.name != "aten::_flash_attention_forward") return false;
+  // The ops SDPA's flash and cuDNN backends record around their kernels:
+  //   _flash_attention_forward(q, k, v, cum_q, cum_k, max_q, max_k, dropout, is_causal, ...),
+  //     q [batch, seq_q, heads, d], k [batch, seq_kv, heads_kv, d];
+  //   _cudnn_attention_forward(q, k, v, attn_bias, cum_q, cum_k, max_q, max_k, compute_lse,
+  //     dropout, is_causal, ...), q [batch, heads, seq_q, d], k [batch, heads_kv, seq_kv, d].
+  const bool flash = op.name == "aten::_flash_attention_forward";
+  const bool cudnn = op.name == "aten::_cudnn_attention_forward";
+  if (!flash && !cudnn) return false;
   if (op.dims.size() < 3 || op.dims[0].size() != 4 || op.dims[1].size() != 4) {
-    row.reason = "flash attention op without 4-D q, k";
+    row.reason = fmt::format("{} without 4-D q, k", op.name);
     return true;
   }
   attention::Request req;
   auto& p = req.problem;
-  const auto& q = op.dims[0];  // [batch, seq_q, heads, d]
-  const auto& k = op.dims[1];  // [batch, seq_kv, heads_kv, d]
+  const auto& q = op.dims[0];
+  const auto& k = op.dims[1];
+  const std::size_t seq_axis = flash ? 1 : 2, head_axis = flash ? 2 : 1, causal_arg = flash ? 8 : 10;
   p.batch = q[0];
-  p.seq_q = q[1];
-  p.heads = q[2];
+  p.seq_q = q[seq_axis];
+  p.heads = q[head_axis];
   p.head_dim = q[3];
-  p.seq_kv = k[1];
-  p.heads_kv = k[2];
-  // _flash_attention_forward(q, k, v, cum_q, cum_k, max_q, max_k, dropout, is_causal, ...)
-  p.causal = op.concrete.size() > 8 && op.concrete[8] == "True";
+  p.seq_kv = k[seq_axis];
+  p.heads_kv = k[head_axis];
+  p.causal = op.concrete.size() > causal_arg && op.concrete[causal_arg] == "True";
+  // SDPA's is_causal is aligned to the top left (the flash backend refuses seq_q != seq_kv).
+  p.causal_align = attention::CausalAlign::top_left;
   const auto t = dtype_of(op.types.empty() ? "" : op.types[0]);
   if (!t) {
     row.reason = "attention input type not modelled";

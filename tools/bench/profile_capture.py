@@ -5,12 +5,14 @@ What it records: Chrome traces (torch.profiler, CPU + CUDA activities, record_sh
 N decoder layers shaped like Llama-3-8B (hidden 4096, 32 query / 8 KV heads of 128, MLP 14336,
 bf16, random weights), written the way Hugging Face's eager Llama code is: RMSNorm as
 pow/mean/rsqrt/mul, fused QKV and gate/up projections (nn.Linear), rotary embedding with
-rotate_half (slice/neg/cat/mul/add), SDPA (flash backend forced; GQA with enable_gqa=True),
+rotate_half (slice/neg/cat/mul/add), SDPA (flash backend forced, or cuDNN's with --backend cudnn;
+GQA with enable_gqa=True),
 SiLU x mul, residual adds. Cases: prefill (batch 1, seq 2048; batch 4, seq 512) and decode
 (batch 8 and 32, one new token against a 4096-token KV cache, K/V cache tensors preallocated).
 Each case: 3 warm-up steps, then one profiled step (torch.cuda.synchronize around it).
 
-Usage: profile_capture.py OUT_DIR [--layers N]
+Usage: profile_capture.py OUT_DIR [--layers N] [--backend flash|cudnn]
+(cudnn: the same cases with SDPA's cuDNN backend forced, file names ending in _cudnn)
 """
 import argparse
 import os
@@ -25,6 +27,8 @@ H, HEADS, KV, D, I = 4096, 32, 8, 128, 14336
 
 
 class Layer(torch.nn.Module):
+    backend = SDPBackend.FLASH_ATTENTION
+
     def __init__(self):
         super().__init__()
         self.qkv = torch.nn.Linear(H, (HEADS + 2 * KV) * D, bias=False)
@@ -57,7 +61,7 @@ class Layer(torch.nn.Module):
             kcache[:, :, -1:, :] = k
             vcache[:, :, -1:, :] = v
             k, v = kcache, vcache
-        with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        with sdpa_kernel(Layer.backend):
             a = F.scaled_dot_product_attention(q, k, v, is_causal=kcache is None, enable_gqa=True)
         x = x + self.o(a.transpose(1, 2).reshape(b, s, HEADS * D))
         h = self.rms(x, self.n2)
@@ -100,13 +104,16 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--layers", type=int, default=2)
+    ap.add_argument("--backend", choices=["flash", "cudnn"], default="flash")
     a = ap.parse_args()
+    Layer.backend = SDPBackend.CUDNN_ATTENTION if a.backend == "cudnn" else SDPBackend.FLASH_ATTENTION
+    sfx = "_cudnn" if a.backend == "cudnn" else ""
     os.makedirs(a.out, exist_ok=True)
     print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.get_device_name(), flush=True)
-    run_case(f"llama8b_prefill_b1_s2048_{a.layers}l", a.layers, 1, 2048, 0, a.out)
-    run_case(f"llama8b_prefill_b4_s512_{a.layers}l", a.layers, 4, 512, 0, a.out)
-    run_case(f"llama8b_decode_b8_ctx4096_{a.layers}l", a.layers, 8, 1, 4096, a.out)
-    run_case(f"llama8b_decode_b32_ctx4096_{a.layers}l", a.layers, 32, 1, 4096, a.out)
+    run_case(f"llama8b_prefill_b1_s2048_{a.layers}l{sfx}", a.layers, 1, 2048, 0, a.out)
+    run_case(f"llama8b_prefill_b4_s512_{a.layers}l{sfx}", a.layers, 4, 512, 0, a.out)
+    run_case(f"llama8b_decode_b8_ctx4096_{a.layers}l{sfx}", a.layers, 8, 1, 4096, a.out)
+    run_case(f"llama8b_decode_b32_ctx4096_{a.layers}l{sfx}", a.layers, 32, 1, 4096, a.out)
     return 0
 
 

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "frontend/validate/profile_replay.h"
 #include "frontend/validate/profile_trace.h"
 #include "sim/hw/spec_json.h"
@@ -100,6 +102,37 @@ TEST(ProfileReplay, KernelsStartColdAfterMoreThanL2OfData) {
   const std::vector<ProfiledLaunch> ls{launch_of("a", 50'000), launch_of("b", 50'000), launch_of("a", 50'000),
                                        launch_of("big", 1'000'000), launch_of("a", 50'000), launch_of("a", 50'000)};
   EXPECT_EQ(cold_launches(ls, l2), (std::vector<bool>{true, true, false, true, true, false}));
+}
+
+// SDPA's cuDNN backend: _cudnn_attention_forward with q [batch, heads, seq_q, d] and is_causal as
+// its 11th argument; the mask is PyTorch's top-left one. 128 queries over 4096 keys, causal: each
+// Q tile sees only the first 128 keys, so it costs about what the square 128 x 128 problem costs.
+std::string cudnn_trace(int seq_kv, bool causal) {
+  return fmt::format(R"json({{"traceEvents": [
+ {{"ph": "X", "cat": "cpu_op", "name": "aten::_cudnn_attention_forward", "ts": 0, "dur": 50,
+  "args": {{"External id": 1, "Input Dims": [[8, 16, 128, 128], [8, 16, {0}, 128], [8, 16, {0}, 128], [], [], [], [], [], [], [], [], [], []],
+           "Concrete Inputs": ["", "", "", "", "", "", "128", "{0}", "False", "0.", "{1}", "False", ""],
+           "Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "", "", "", "Scalar", "Scalar", "Scalar", "Scalar", "Scalar", "Scalar", ""]}}}},
+ {{"ph": "X", "cat": "kernel", "name": "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x128_4x1x1_cga1x1x1_kernel0_0",
+  "ts": 100, "dur": 20.0, "args": {{"External id": 1}}}}
+]}})json",
+                     seq_kv, causal ? "True" : "False");
+}
+
+TEST(ProfileReplay, CudnnAttentionOpIsReadWithPyTorchsTopLeftMask) {
+  const auto spec = hw::load_gpu_preset("h200", TGSIM_SOURCE_DIR "/configs");
+  const auto replay = [&](int seq_kv, bool causal, const char* file) {
+    const auto rep = replay_profile(read_profile(write_trace(file, cudnn_trace(seq_kv, causal))), spec, 1, nullptr);
+    EXPECT_EQ(rep.rows.size(), 1u);
+    EXPECT_TRUE(rep.rows.at(0).simulated) << rep.rows.at(0).reason;
+    EXPECT_EQ(rep.rows.at(0).category, "attention");
+    return rep.rows.at(0).predicted_us;
+  };
+  const double full = replay(4096, false, "tgsim_cudnn_full.json");
+  const double causal = replay(4096, true, "tgsim_cudnn_causal.json");
+  const double square = replay(128, true, "tgsim_cudnn_square.json");
+  EXPECT_LT(causal, 0.5 * full);  // bottom-right would visit every block: about the full time
+  EXPECT_NEAR(causal, square, 0.1 * square);
 }
 
 }  // namespace
