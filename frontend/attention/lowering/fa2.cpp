@@ -57,6 +57,10 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Tem
   const auto s_mma = static_cast<std::int64_t>(std::ceil(warp_rows / 16) * std::ceil(warp_keys / 8) * std::ceil(d / k_inst));
   const auto pv_mma = static_cast<std::int64_t>(std::ceil(warp_rows / 16) * std::ceil(d / 8) * std::ceil(warp_keys / k_inst));
   const double kv_tile = bn * d * e;
+  // Bytes of K_j / V_j: the ragged last block (the lowering's last j) copies only its keys.
+  const auto kv_bytes = [&](std::int64_t j) {
+    return shape.kv_tail > 0 && j == shape.n_iters - 1 ? static_cast<double>(shape.kv_tail) * d * e : kv_tile;
+  };
   // ldmatrix traffic: each warp reads the K and V rows of its keys and the Q rows of its rows.
   const double lds_q = s.q_in_registers ? 0.0 : warps * warp_rows * d * e;
   const double lds_k = warps * warp_keys * d * e + lds_q;
@@ -76,12 +80,12 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Tem
   };
   int prev_k_load = -1, prev_pv = -1, prev_softmax = -1, prev_exp = -1;
   if (shape.n_iters > 0) {
-    prev_k_load = b.add(memory_node("ldK_0", NodeKind::load, MemEngine::cp_async, role, kv_tile, t_k,
+    prev_k_load = b.add(memory_node("ldK_0", NodeKind::load, MemEngine::cp_async, role, kv_bytes(0), t_k,
                                     {param(p_bkv), param(p_n_start), {}}));
   }
   for (std::int64_t j = 0; j < shape.n_iters; ++j) {
     const bool masked = j >= shape.n_iters - shape.masked;
-    const int ld_v = b.add(memory_node(fmt::format("ldV_{}", j), NodeKind::load, MemEngine::cp_async, role, kv_tile, t_v,
+    const int ld_v = b.add(memory_node(fmt::format("ldV_{}", j), NodeKind::load, MemEngine::cp_async, role, kv_bytes(j), t_v,
                                        {param(p_bkv), param(p_n_start, j), {}}));
     b.order(prev_pv, ld_v);
     if (s.family == Family::fa2) {
@@ -98,7 +102,7 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Tem
     b.order(prev_pv, lsk);
     b.edge(lsk, sm);
     if (j + 1 < shape.n_iters) {
-      const int ld_k = b.add(memory_node(fmt::format("ldK_{}", j + 1), NodeKind::load, MemEngine::cp_async, role, kv_tile,
+      const int ld_k = b.add(memory_node(fmt::format("ldK_{}", j + 1), NodeKind::load, MemEngine::cp_async, role, kv_bytes(j + 1),
                                          t_k, {param(p_bkv), param(p_n_start, j + 1), {}}));
       b.order(sm, ld_k);
       b.order(lsk, ld_k);

@@ -86,10 +86,12 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const std
     }
     for (std::size_t j = first; j < n; ++j) {
       const auto jj = static_cast<std::int64_t>(j - first);
+      // The ragged last block's box reads only the keys that exist (TMA zero-fills the rest).
+      const double keys = shape.kv_tail > 0 && jj == shape.n_iters - 1 ? static_cast<double>(shape.kv_tail) : bn;
       ld_k.push_back(b.add(memory_node(fmt::format("{}ldK_{}", pre, jj), NodeKind::load, MemEngine::tma, producer,
-                                       bn * d * e, t_k, {param(p_bkv, 0, t), param(p_n_start, jj, t), {}})));
+                                       keys * d * e, t_k, {param(p_bkv, 0, t), param(p_n_start, jj, t), {}})));
       ld_v.push_back(b.add(memory_node(fmt::format("{}ldV_{}", pre, jj), NodeKind::load, MemEngine::tma, producer,
-                                       bn * d * e, t_v, {param(p_bkv, 0, t), param(p_n_start, jj, t), {}})));
+                                       keys * d * e, t_v, {param(p_bkv, 0, t), param(p_n_start, jj, t), {}})));
     }
     for (int w = 0; w < wgs; ++w) {
       auto& c = cons[static_cast<std::size_t>(w)];

@@ -57,6 +57,7 @@ std::vector<CtaWork> cta_work(const Problem& p, const Schedule& s, const Tiling&
     w.n_iters = std::max<std::int64_t>(0, hi - lo);
     w.masked = std::max<std::int64_t>(0, hi - std::max(lo, n_full));
     w.masked = std::min(w.masked, w.n_iters);
+    if (ragged_kv && w.n_iters > 0 && hi == t.n_blocks) w.kv_tail = p.seq_kv - (t.n_blocks - 1) * bn;
     return w;
   };
   // Launch order: blockIdx.x = m block (fastest), then the split; FlashAttention-2 launches
@@ -102,19 +103,20 @@ std::vector<std::vector<CtaWork>> persistent_assignment(const std::vector<CtaWor
 }
 
 void fill_persistent_grid(graph::Kernel& k, const std::vector<std::vector<CtaWork>>& ctas, const SequenceBuilder& build) {
-  std::map<std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>, int> index_of;
+  std::map<std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>>, int> index_of;
   for (const auto& tiles : ctas) {
-    std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> key;
+    std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>> key;
     std::vector<TemplateShape> shapes;
     for (const auto& w : tiles) {
-      key.emplace_back(w.n_iters, w.masked, w.rows);
-      shapes.push_back(TemplateShape{w.n_iters, w.masked, w.rows});
+      key.emplace_back(w.n_iters, w.masked, w.rows, w.kv_tail);
+      shapes.push_back(TemplateShape{w.n_iters, w.masked, w.rows, w.kv_tail});
     }
     auto [it, inserted] = index_of.try_emplace(key, static_cast<int>(k.templates.size()));
     if (inserted) {
       k.templates.push_back(build(shapes));
       const auto& w = tiles.front();
-      k.templates.back().name = tiles.size() == 1 ? fmt::format("kv{}_masked{}_rows{}", w.n_iters, w.masked, w.rows)
+      k.templates.back().name = tiles.size() == 1 ? fmt::format("kv{}_masked{}_rows{}{}", w.n_iters, w.masked, w.rows,
+                                                                w.kv_tail > 0 ? fmt::format("_tail{}", w.kv_tail) : "")
                                                   : fmt::format("persistent{}_{}tiles", it->second, tiles.size());
     }
     const int width = kParams * static_cast<int>(tiles.size());

@@ -37,6 +37,10 @@ struct CtaWork {
   std::int64_t n_iters = 0;  // KV blocks visited
   std::int64_t masked = 0;   // of which the last `masked` need the causal / bounds mask
   std::int64_t rows = 0;     // valid query rows of the tile (the last tile may be partial)
+  // Keys of the ragged last KV block when the CTA visits it (seq_kv not a multiple of block_n),
+  // else 0: its K/V copies move only these rows (cp.async predicates the others off, TMA
+  // zero-fills a box's out-of-range rows without reading them).
+  std::int64_t kv_tail = 0;
 };
 
 // Every CTA in launch order.
@@ -44,6 +48,7 @@ std::vector<CtaWork> cta_work(const Problem& p, const Schedule& s, const Tiling&
 
 struct TemplateShape {
   std::int64_t n_iters = 0, masked = 0, rows = 0;
+  std::int64_t kv_tail = 0;  // CtaWork::kv_tail: the last visited block (the lowering's last j) holds this many keys
 };
 using ShapeBuilder = std::function<graph::CtaTemplate(const TemplateShape&)>;
 
