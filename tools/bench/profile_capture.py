@@ -11,8 +11,9 @@ SiLU x mul, residual adds. Cases: prefill (batch 1, seq 2048; batch 4, seq 512) 
 (batch 8 and 32, one new token against a 4096-token KV cache, K/V cache tensors preallocated).
 Each case: 3 warm-up steps, then one profiled step (torch.cuda.synchronize around it).
 
-Usage: profile_capture.py OUT_DIR [--layers N] [--backend flash|cudnn]
-(cudnn: the same cases with SDPA's cuDNN backend forced, file names ending in _cudnn)
+Usage: profile_capture.py OUT_DIR [--layers N] [--backend flash|cudnn] [--model 8b|70b]
+(cudnn: the same cases with SDPA's cuDNN backend forced, file names ending in _cudnn;
+ 70b: Llama-3-70B's layer shape, hidden 8192, 64 query / 8 KV heads, MLP 28672, files llama70b_*)
 """
 import argparse
 import os
@@ -24,6 +25,8 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.profiler import ProfilerActivity, profile
 
 H, HEADS, KV, D, I = 4096, 32, 8, 128, 14336
+# --model: hidden, query heads, KV heads, head dim, MLP width
+MODELS = {"8b": (4096, 32, 8, 128, 14336), "70b": (8192, 64, 8, 128, 28672)}
 
 
 class Layer(torch.nn.Module):
@@ -105,15 +108,19 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--layers", type=int, default=2)
     ap.add_argument("--backend", choices=["flash", "cudnn"], default="flash")
+    ap.add_argument("--model", choices=sorted(MODELS), default="8b")
     a = ap.parse_args()
+    global H, HEADS, KV, D, I
+    H, HEADS, KV, D, I = MODELS[a.model]
+    tag = f"llama{a.model}"
     Layer.backend = SDPBackend.CUDNN_ATTENTION if a.backend == "cudnn" else SDPBackend.FLASH_ATTENTION
     sfx = "_cudnn" if a.backend == "cudnn" else ""
     os.makedirs(a.out, exist_ok=True)
     print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.get_device_name(), flush=True)
-    run_case(f"llama8b_prefill_b1_s2048_{a.layers}l{sfx}", a.layers, 1, 2048, 0, a.out)
-    run_case(f"llama8b_prefill_b4_s512_{a.layers}l{sfx}", a.layers, 4, 512, 0, a.out)
-    run_case(f"llama8b_decode_b8_ctx4096_{a.layers}l{sfx}", a.layers, 8, 1, 4096, a.out)
-    run_case(f"llama8b_decode_b32_ctx4096_{a.layers}l{sfx}", a.layers, 32, 1, 4096, a.out)
+    run_case(f"{tag}_prefill_b1_s2048_{a.layers}l{sfx}", a.layers, 1, 2048, 0, a.out)
+    run_case(f"{tag}_prefill_b4_s512_{a.layers}l{sfx}", a.layers, 4, 512, 0, a.out)
+    run_case(f"{tag}_decode_b8_ctx4096_{a.layers}l{sfx}", a.layers, 8, 1, 4096, a.out)
+    run_case(f"{tag}_decode_b32_ctx4096_{a.layers}l{sfx}", a.layers, 32, 1, 4096, a.out)
     return 0
 
 
