@@ -84,6 +84,10 @@ std::array<int, 2> pytorch_reduce_block(std::int64_t rows, double row_length) {
   const int width0 = std::min(last_pow2(std::max(1.0, row_length)), kWarp);
   const int height = std::min(last_pow2(static_cast<double>(std::max<std::int64_t>(1, rows))), kMaxThreads / width0);
   const int width = std::min(last_pow2(std::max(1.0, row_length)), kMaxThreads / height);
+  // ReduceConfig: when each thread would still sum at least 16 x height (or 256) values, block.y
+  // splits the row too (partial sums combined through shared memory) instead of holding rows.
+  const double per_thread = std::ceil(row_length / std::max(1, width));
+  if (per_thread >= 16.0 * height || per_thread >= 256) return {std::max(1, width * height), 1};
   return {std::max(1, width), std::max(1, height)};
 }
 

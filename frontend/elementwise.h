@@ -38,7 +38,8 @@ struct Elementwise {
 
 // PyTorch's launch shape for a reduction over the contiguous last dimension (ReduceConfig for
 // reduce_kernel<512, 1>): a warp per row, as many rows per CTA as fit in 512 threads; with few
-// rows, the threads spread over the row. Returns {threads per row, rows per CTA}.
+// rows, the threads spread over the row, and with long rows (>= 256 values per thread of a warp)
+// the whole CTA takes one row. Returns {threads per row, rows per CTA}.
 std::array<int, 2> pytorch_reduce_block(std::int64_t rows, double row_length);
 
 // One kernel: per CTA an optional set-up delay, a load of its share of the bytes, the SIMT work,

@@ -50,11 +50,24 @@ void apply_kernel_class(const PytorchKernelClass& c, int sms, Elementwise& e, st
                         std::array<int, 3> block) {
   if (&c == &kReduce && e.rows > 0) {
     e.row_length = e.elements / static_cast<double>(e.rows);
-    const auto shape = block[0] > 0 ? std::array<int, 2>{block[0], std::max(1, block[1])}
-                                    : pytorch_reduce_block(e.rows, e.row_length);
-    e.row_threads = shape[0];
-    e.rows_per_cta = shape[1];
-    e.ctas = grid[0] > 0 ? static_cast<std::int64_t>(grid[0]) * std::max(1, grid[1]) : 0;
+    if (block[0] > 0 && grid[0] > 0) {
+      // The recorded launch: PyTorch's ReduceConfig puts block.y on rows while rows are many
+      // (e.g. 2048 rows of 4096: grid 128, block 32 x 16, 16 rows per CTA) and on the row itself
+      // when they are long (2048 rows of 8192: grid 2048, block 32 x 16, one row per CTA, its
+      // partial sums combined through shared memory). Rows per CTA = rows / CTAs either way.
+      e.ctas = static_cast<std::int64_t>(grid[0]) * std::max(1, grid[1]);
+      const std::int64_t threads = static_cast<std::int64_t>(block[0]) * std::max(1, block[1]);
+      const std::int64_t rows_per_cta = std::clamp<std::int64_t>((e.rows + e.ctas - 1) / e.ctas, 1, threads);
+      e.rows_per_cta = static_cast<int>(rows_per_cta);
+      e.row_threads = static_cast<int>(threads / rows_per_cta);
+      // More CTAs than rows (grid.y > 1): each row is split across CTAs (a global reduction).
+      if (e.ctas > e.rows) e.row_length *= static_cast<double>(e.rows) / static_cast<double>(e.ctas);
+    } else {
+      const auto shape = pytorch_reduce_block(e.rows, e.row_length);
+      e.row_threads = shape[0];
+      e.rows_per_cta = shape[1];
+      e.ctas = 0;
+    }
   }
   e.threads = c.threads;
   if (c.elements_per_thread > 0) e.elements_per_thread = c.elements_per_thread;

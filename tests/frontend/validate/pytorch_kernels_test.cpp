@@ -62,6 +62,27 @@ TEST(PytorchKernels, ReduceBlockFollowsPyTorchsConfig) {
   EXPECT_EQ(frontend::pytorch_reduce_block(96, 5120), (std::array<int, 2>{32, 16}));
   EXPECT_EQ(frontend::pytorch_reduce_block(24576, 3072), (std::array<int, 2>{32, 16}));
   EXPECT_EQ(frontend::pytorch_reduce_block(1, 8), (std::array<int, 2>{8, 1}));
+  // rows of 8192: 256 values per thread of a warp, so block.y splits the row (recorded in the
+  // Llama-3-70B profiles: grid = rows, block 32 x 16, 2064 B of shared memory)
+  EXPECT_EQ(frontend::pytorch_reduce_block(2048, 8192), (std::array<int, 2>{512, 1}));
+  EXPECT_EQ(frontend::pytorch_reduce_block(2048, 4096), (std::array<int, 2>{32, 16}));
+}
+
+TEST(PytorchKernels, RecordedReduceLaunchGivesRowsPerCta) {
+  const auto shape = [](std::int64_t rows, double row_length, std::array<int, 3> grid, std::array<int, 3> block) {
+    frontend::Elementwise e;
+    e.elements = static_cast<double>(rows) * row_length;
+    e.rows = rows;
+    frontend::apply_kernel_class(pytorch_kernel_class("", true), 132, e, grid, block);
+    return std::array<double, 4>{static_cast<double>(e.row_threads), static_cast<double>(e.rows_per_cta),
+                                 static_cast<double>(e.ctas), e.row_length};
+  };
+  // Llama-3-8B's RMSNorm mean (2048 rows of 4096): grid 128, block 32 x 16 -> 16 rows per CTA
+  EXPECT_EQ(shape(2048, 4096, {128, 1, 1}, {32, 16, 1}), (std::array<double, 4>{32, 16, 128, 4096}));
+  // Llama-3-70B's (2048 rows of 8192): grid 2048, the same block -> the whole CTA on one row
+  EXPECT_EQ(shape(2048, 8192, {2048, 1, 1}, {32, 16, 1}), (std::array<double, 4>{512, 1, 2048, 8192}));
+  // a row split across 4 CTAs (grid.y): each CTA walks a quarter of it
+  EXPECT_EQ(shape(8, 65536, {8, 4, 1}, {32, 16, 1}), (std::array<double, 4>{512, 1, 32, 16384}));
 }
 
 double reduce_us(const hw::GpuSpec& spec, std::int64_t rows, double row_length, bool in_l2) {
@@ -84,8 +105,8 @@ TEST(PytorchKernels, FewRowReductionsAreLatencyChains) {
   EXPECT_GT(hot, 40 * spec.l2.hit_latency.value * cycles_to_us);
   EXPECT_LT(hot, 40 * spec.hbm.latency.value * cycles_to_us);
   EXPECT_GT(cold, 40 * spec.hbm.latency.value * cycles_to_us);
-  // a longer row is a longer chain
-  EXPECT_GT(reduce_us(spec, 96, 10240, true), hot);
+  // a longer row is a longer chain (7168: still a warp per row, 224 values per thread)
+  EXPECT_GT(reduce_us(spec, 96, 7168, true), hot);
 }
 
 TEST(PytorchKernels, ColdStartDelaysTheFirstCtaOfEachSm) {
