@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "frontend/attention/problem.h"
 #include "frontend/validate/validate.h"
 #include "sim/hw/system_json.h"
 #include "sim/units/atomic_file.h"
@@ -31,9 +32,10 @@ std::string shape_of(const validate::Row& row, const std::string& op) {
   if (op == "attention")
     return fmt::format("b{} h{}/{} {}x{} d{}{}", row.get("batch"), row.get("heads"), row.get("heads_kv"), row.get("seq_q"),
                        row.get("seq_kv"), row.get("head_dim"),
-                       row.get("causal") != "1"                ? ""
-                       : row.get("causal_align") == "top_left" ? " causal top-left"
-                                                               : " causal");
+                       row.get("causal") != "1" ? ""
+                       : attention::parse_causal_align(row.get("causal_align")) == attention::CausalAlign::top_left
+                           ? " causal top-left"
+                           : " causal");
   return "";
 }
 
