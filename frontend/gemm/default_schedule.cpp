@@ -6,6 +6,7 @@
 
 #include "frontend/gemm/lower.h"
 #include "frontend/gemm/tile_order.h"
+#include "sim/units/error.h"
 
 namespace tgsim::gemm {
 namespace {
@@ -29,15 +30,43 @@ std::int64_t next_pow2(std::int64_t x) {
   return p;
 }
 
-Family family_for(const hw::GpuSpec& spec) {
-  if (spec.arch == "ampere") return Family::ampere_multistage;
+// Largest power of two (at most 16) that divides `elements` x `bytes_per_element`.
+int byte_alignment(std::int64_t elements, double bytes_per_element) {
+  const auto bytes = static_cast<std::int64_t>(static_cast<double>(elements) * bytes_per_element);
+  int a = 16;
+  while (a > 1 && bytes % a != 0) a /= 2;
+  return a;
+}
+
+// TMA (Hopper, Blackwell) needs 16-byte aligned global strides (cuTensorMapEncodeTiled), so a
+// problem whose rows are not 16-byte aligned runs a CUTLASS 2.x cp.async kernel, as cuBLASLt does.
+Family family_for(const Problem& p, const hw::GpuSpec& spec) {
+  if (spec.arch == "ampere" || operand_alignment_bytes(p) < 16) return Family::ampere_multistage;
   if (spec.arch == "blackwell") return Family::blackwell_tcgen05;
   return Family::hopper_warpspecialized;
 }
 
+// Misaligned problems the model cannot run: cp.async copies 4, 8 or 16 bytes, so 16-bit operands
+// on 2-byte boundaries need CUTLASS's sm75 register-staged kernels (what cuBLASLt 13 runs for odd
+// K: cutlass_75_tensorop_*_align1), which are not modelled; cuBLASLt's fp8 GEMMs require 16-byte
+// aligned leading dimensions.
+void check_alignment(const Problem& p) {
+  const int a = operand_alignment_bytes(p);
+  if (a >= 16) return;
+  const std::string where = fmt::format("m={} n={} k={} {} (library view: A and B rows of k elements, C columns of m)", p.m,
+                                        p.n, p.k, to_string(p.a_type));
+  if (dtype_bits(p.a_type) == 8)
+    throw InputError(fmt::format("{}: leading dimensions are {}-byte aligned; fp8 GEMMs need 16-byte aligned ones", where, a));
+  if (a < 4)
+    throw InputError(fmt::format("{}: leading dimensions are only {}-byte aligned, below cp.async's 4 bytes; libraries run "
+                                 "CUTLASS's sm75 register-staged kernels (cutlass_75_*_align1) there, which tgsim does not "
+                                 "model",
+                                 where, a));
+}
+
 Schedule base(const Problem& p, const hw::GpuSpec& spec) {
   Schedule s;
-  s.family = family_for(spec);
+  s.family = family_for(p, spec);
   s.a_type = p.a_type;
   s.b_type = p.b_type;
   s.c_type = p.c_type;
@@ -54,6 +83,11 @@ Raster heuristic_raster(const Problem& p, const Schedule& s) {
 }
 
 }  // namespace
+
+int operand_alignment_bytes(const Problem& p) {
+  return std::min(byte_alignment(p.k, std::min(element_bytes(p.a_type), element_bytes(p.b_type))),
+                  byte_alignment(p.m, element_bytes(p.c_type)));
+}
 
 // What torch._grouped_mm (PyTorch 2.11, CUTLASS ptr-array kernels) ran for every bf16 shape of
 // traces/h200/grouped_gemm.csv: M per group <= 128 -> ping-pong 64x128x128, else cooperative
@@ -78,16 +112,28 @@ Schedule grouped_default_schedule(const Problem& p, const hw::GpuSpec& spec) {
 }
 
 Schedule default_schedule(const Problem& p, const hw::GpuSpec& spec, bool grouped) {
-  if ((grouped || p.groups > 1) && family_for(spec) == Family::hopper_warpspecialized && dtype_bits(p.a_type) == 16) {
+  check_alignment(p);
+  if ((grouped || p.groups > 1) && family_for(p, spec) == Family::hopper_warpspecialized && dtype_bits(p.a_type) == 16) {
     return grouped_default_schedule(p, spec);
   }
   Schedule s = base(p, spec);
   s.grouped = grouped || p.groups > 1;
-  if (s.family == Family::ampere_multistage) {
+  const int align = operand_alignment_bytes(p);
+  if (s.family == Family::ampere_multistage && spec.arch != "ampere" && p.n > 64) {
+    // cuBLASLt 13's fallback for rows that are not 16-byte aligned on the H200 (traces/h200: bf16
+    // 2500^3 and 333x4444x2222 ran cutlass_80_..._256x128_64x3_tn_align2, 1500x2500x3500
+    // 128x256_64x3_align2; tf32 4097^3 256x128_32x3_align1): a 256 x 128 tile of 128 bytes of K,
+    // 3 stages, 8 warps, copies of 4 bytes (align2 for 16-bit types even where 8 would do).
+    s.tile = {256, 128, k_tile(p.a_type)};
+    s.warps = 8;
+    s.warp_specialization = WarpSpecialization::none;
+    s.load_alignment = 4;
+  } else if (s.family == Family::ampere_multistage) {
     s.tile = {p.n <= 64 ? 64 : 128, p.n <= 64 ? static_cast<int>(std::clamp<std::int64_t>(next_pow2(p.n), 32, 64)) : 128,
               k_tile(p.a_type) / 2};
     s.warps = 4;
     s.warp_specialization = WarpSpecialization::none;
+    s.load_alignment = std::min(16, align);
   } else {
     // Skinny n (few tokens): a narrow tile along n, 64 rows along m; otherwise 128x256 (128x128
     // when the grid of 128x256 tiles would not fill the GPU once).
@@ -106,19 +152,22 @@ Schedule default_schedule(const Problem& p, const hw::GpuSpec& spec, bool groupe
     const std::int64_t tiles = ((p.m + s.tile.m - 1) / s.tile.m) * ((p.n + s.tile.n - 1) / s.tile.n);
     s.cluster = tiles >= 2 * spec.sm.count ? ClusterShape{2, 1} : ClusterShape{1, 1};
   }
-  s.stages = max_stages(p, s, spec);
+  const bool sm80_fallback = s.family == Family::ampere_multistage && spec.arch != "ampere" && p.n > 64;
+  s.stages = sm80_fallback ? 3 : max_stages(p, s, spec);
   const std::int64_t tiles = ((p.m + s.tile.m - 1) / s.tile.m) * ((p.n + s.tile.n - 1) / s.tile.n);
   const std::int64_t k_iters = (p.k + s.tile.k - 1) / s.tile.k;
   if (!s.grouped && tiles * 2 <= spec.sm.count && k_iters >= 8) s.split_k = pick_split_k(p, s, spec);
-  s.name = fmt::format("default_{}x{}x{}_s{}{}", s.tile.m, s.tile.n, s.tile.k, s.stages,
-                       s.split_k > 1 ? fmt::format("_splitk{}", s.split_k) : "");
+  s.name = fmt::format("default_{}x{}x{}_s{}{}{}", s.tile.m, s.tile.n, s.tile.k, s.stages,
+                       s.split_k > 1 ? fmt::format("_splitk{}", s.split_k) : "",
+                       align < 16 ? fmt::format("_align{}B", s.load_alignment) : "");
   return s;
 }
 
 std::vector<Schedule> candidate_schedules(const Problem& p, const hw::GpuSpec& spec) {
   std::vector<Schedule> out;
   out.push_back(default_schedule(p, spec));
-  const bool ampere = family_for(spec) == Family::ampere_multistage;
+  const bool ampere = family_for(p, spec) == Family::ampere_multistage;
+  const int align = std::min(16, operand_alignment_bytes(p));
   const std::vector<std::pair<int, int>> tiles = ampere
       ? std::vector<std::pair<int, int>>{{64, 64}, {128, 64}, {64, 128}, {128, 128}, {256, 128}, {128, 256}}
       : std::vector<std::pair<int, int>>{{64, 16}, {64, 32}, {64, 64}, {64, 128}, {128, 64}, {128, 128}, {128, 256}, {256, 128}};
@@ -133,6 +182,7 @@ std::vector<Schedule> candidate_schedules(const Problem& p, const hw::GpuSpec& s
           s.tile.k = k_tile(p.a_type) / 2;
           s.warps = tm * tn >= 128 * 128 ? 8 : 4;
           s.warp_specialization = WarpSpecialization::none;
+          s.load_alignment = align;
         } else if (tm >= 128) {
           s.warp_specialization = WarpSpecialization::cooperative;
           s.consumer_warpgroups = 2;

@@ -15,6 +15,11 @@ namespace tgsim::gemm {
 Schedule default_schedule(const Problem& p, const hw::GpuSpec& spec, bool grouped = false);
 Schedule grouped_default_schedule(const Problem& p, const hw::GpuSpec& spec);
 
+// Byte alignment (1 to 16) of the problem's leading dimensions in the library's TN view: A and B
+// rows of k elements, C columns of m. Below 16 no TMA kernel can run it (default_schedule then
+// picks a CUTLASS 2.x cp.async schedule and throws InputError below 4 bytes, or for fp8).
+int operand_alignment_bytes(const Problem& p);
+
 // Schedules a library would consider for this problem on this GPU (tile shapes, stages that fit,
 // cluster, warp specialisation, split-K); the default is among them.
 std::vector<Schedule> candidate_schedules(const Problem& p, const hw::GpuSpec& spec);

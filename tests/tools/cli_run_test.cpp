@@ -1,5 +1,6 @@
 // `tgsim run-graph`, `gemm` and `lower gemm` on valid input: the JSON report, determinism, and
 // lowering then replaying a GEMM giving the same answer as simulating it directly.
+#include <filesystem>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -83,6 +84,17 @@ TEST_F(CliRun, GroupedGemmUsesTheGroupedRuleInThePyTorchView) {
   const RunResult bad = run_tgsim("gemm --gpu h200 --groups 0 --m 16 --n 2048 --k 1024");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("--groups"), std::string::npos) << bad.err;
+}
+
+TEST_F(CliRun, MisalignedGemmGetsTheCpAsyncFallbackOrAReasonedRefusal) {
+  const nlohmann::json j = parse_json(run_tgsim("gemm --gpu h200 --m 2500 --n 2500 --k 2500 --json"), "gemm 2500^3 --json");
+  EXPECT_EQ(j["inputs"]["schedule"].value("family", ""), "ampere_multistage");
+  EXPECT_EQ(j["inputs"]["schedule"].value("name", ""), "default_256x128x64_s3_align4B");
+  const auto out = tmp("odd.trace.json");
+  const RunResult bad = run_tgsim("gemm --gpu h200 --m 4097 --n 4097 --k 4097 --trace " + shell_quote(out));
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.err.find("2-byte aligned"), std::string::npos) << bad.err;
+  EXPECT_FALSE(std::filesystem::exists(out));  // no half-written output
 }
 
 }  // namespace

@@ -1,0 +1,104 @@
+// The default rule honours TMA's 16-byte stride alignment: problems whose rows are not 16-byte
+// aligned get the CUTLASS 2.x cp.async fallback cuBLASLt runs, and the ones no cp.async kernel can
+// run (16-bit operands on 2-byte boundaries, misaligned fp8) are refused with the reason.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "frontend/gemm/default_schedule.h"
+#include "frontend/gemm/lower.h"
+#include "sim/engine/simulate.h"
+#include "sim/hw/spec_json.h"
+#include "sim/units/error.h"
+
+namespace tgsim::gemm {
+namespace {
+
+hw::GpuSpec gpu(const std::string& name) { return hw::load_gpu_preset(name, TGSIM_SOURCE_DIR "/configs"); }
+
+Problem row_major(std::int64_t M, std::int64_t N, std::int64_t K, DType t) {
+  return from_row_major(M, N, K, t, default_output_type(t));
+}
+
+TEST(GemmAlignment, BytesOfTheLeadingDimensions) {
+  EXPECT_EQ(operand_alignment_bytes(row_major(4096, 4096, 4096, DType::bf16)), 16);
+  EXPECT_EQ(operand_alignment_bytes(row_major(2500, 2500, 2500, DType::bf16)), 8);   // 5000 B rows
+  EXPECT_EQ(operand_alignment_bytes(row_major(333, 4444, 2222, DType::bf16)), 4);    // K: 4444 B
+  EXPECT_EQ(operand_alignment_bytes(row_major(4097, 4097, 4097, DType::bf16)), 2);
+  EXPECT_EQ(operand_alignment_bytes(row_major(4097, 4097, 4097, DType::tf32)), 4);
+  // C's columns are the caller's N: K aligned, N odd is misaligned too.
+  EXPECT_EQ(operand_alignment_bytes(row_major(64, 1001, 4096, DType::bf16)), 2);
+  // The caller's M (the library's n) is no stride.
+  EXPECT_EQ(operand_alignment_bytes(row_major(3001, 4096, 4096, DType::bf16)), 16);
+}
+
+TEST(GemmAlignment, AlignedProblemsKeepTheTmaSchedule) {
+  const Schedule s = default_schedule(row_major(3001, 4096, 4096, DType::bf16), gpu("h200"));
+  EXPECT_EQ(s.family, Family::hopper_warpspecialized);
+  EXPECT_EQ(s.name.find("align"), std::string::npos);
+}
+
+TEST(GemmAlignment, MisalignedRowsOnHopperGetTheCutlass2Fallback) {
+  const auto spec = gpu("h200");
+  const Schedule s = default_schedule(row_major(2500, 2500, 2500, DType::bf16), spec);
+  EXPECT_EQ(s.family, Family::ampere_multistage);
+  EXPECT_EQ(s.tile.m, 256);
+  EXPECT_EQ(s.tile.n, 128);
+  EXPECT_EQ(s.tile.k, 64);  // 128 bytes of K
+  EXPECT_EQ(s.stages, 3);
+  EXPECT_EQ(s.warps, 8);
+  EXPECT_EQ(s.load_alignment, 4);
+  EXPECT_EQ(s.name, "default_256x128x64_s3_align4B");
+  const Schedule t = default_schedule(row_major(4097, 4097, 4097, DType::tf32), spec);
+  EXPECT_EQ(t.tile.k, 32);
+  EXPECT_EQ(t.load_alignment, 4);
+  // The fallback lowers and replays without deadlock.
+  const auto l = lower_gemm(row_major(2500, 2500, 2500, DType::bf16), s, spec);
+  EXPECT_GT(engine::simulate(l.graph, spec).latency.count(), 0);
+}
+
+TEST(GemmAlignment, MisalignedRowsAreSlowerThanAlignedOnes) {
+  // 2500^3 against 2496^3 (16-byte rows, 0.5% fewer FLOPs): no TMA, 4-byte copies.
+  const auto spec = gpu("h200");
+  const auto t = [&](std::int64_t n) {
+    const Problem p = row_major(n, n, n, DType::bf16);
+    return engine::simulate(lower_gemm(p, default_schedule(p, spec), spec).graph, spec).latency.count();
+  };
+  EXPECT_GT(t(2500), t(2496));
+}
+
+TEST(GemmAlignment, SixteenBitOperandsOnTwoByteBoundariesAreRefusedWithTheReason) {
+  try {
+    default_schedule(row_major(4097, 4097, 4097, DType::bf16), gpu("h200"));
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("2-byte aligned"), std::string::npos) << what;
+    EXPECT_NE(what.find("cutlass_75"), std::string::npos) << what;
+  }
+  EXPECT_THROW(default_schedule(row_major(4097, 4097, 4097, DType::bf16), gpu("a100")), InputError);
+  EXPECT_THROW(candidate_schedules(row_major(4097, 4097, 4097, DType::bf16), gpu("h200")), InputError);
+}
+
+TEST(GemmAlignment, MisalignedFp8IsRefused) {
+  EXPECT_THROW(default_schedule(row_major(64, 4100, 4096, DType::fp8_e4m3), gpu("h200")), InputError);
+}
+
+TEST(GemmAlignment, AutotuneCandidatesOfAMisalignedProblemAreCpAsyncOnes) {
+  const auto all = candidate_schedules(row_major(1500, 2500, 3500, DType::bf16), gpu("h200"));
+  ASSERT_GT(all.size(), 1U);
+  EXPECT_EQ(all.front().load_alignment, 4);  // the default: cuBLASLt's align2 kernel
+  for (std::size_t i = 1; i < all.size(); ++i) {  // the others copy what the 8-byte rows allow
+    EXPECT_EQ(all[i].family, Family::ampere_multistage) << all[i].name;
+    EXPECT_EQ(all[i].load_alignment, 8) << all[i].name;
+  }
+}
+
+TEST(GemmAlignment, AmperePresetCopiesWhatTheAlignmentAllows) {
+  const Schedule s = default_schedule(row_major(2500, 2500, 2500, DType::bf16), gpu("a100"));
+  EXPECT_EQ(s.family, Family::ampere_multistage);
+  EXPECT_EQ(s.load_alignment, 8);
+}
+
+}  // namespace
+}  // namespace tgsim::gemm
