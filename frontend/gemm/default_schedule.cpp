@@ -46,10 +46,8 @@ Family family_for(const Problem& p, const hw::GpuSpec& spec) {
   return Family::hopper_warpspecialized;
 }
 
-// Misaligned problems the model cannot run: cp.async copies 4, 8 or 16 bytes, so 16-bit operands
-// on 2-byte boundaries need CUTLASS's sm75 register-staged kernels (what cuBLASLt 13 runs for odd
-// K: cutlass_75_tensorop_*_align1), which are not modelled; cuBLASLt's fp8 GEMMs require 16-byte
-// aligned leading dimensions.
+// Misaligned problems the model cannot run: cuBLASLt's fp8 GEMMs require 16-byte aligned leading
+// dimensions. (16-bit operands on 2-byte boundaries run the sm75 register-staged kernels below.)
 void check_alignment(const Problem& p) {
   const int a = operand_alignment_bytes(p);
   if (a >= 16) return;
@@ -57,11 +55,40 @@ void check_alignment(const Problem& p) {
                                         p.n, p.k, to_string(p.a_type));
   if (dtype_bits(p.a_type) == 8)
     throw InputError(fmt::format("{}: leading dimensions are {}-byte aligned; fp8 GEMMs need 16-byte aligned ones", where, a));
-  if (a < 4)
-    throw InputError(fmt::format("{}: leading dimensions are only {}-byte aligned, below cp.async's 4 bytes; libraries run "
-                                 "CUTLASS's sm75 register-staged kernels (cutlass_75_*_align1) there, which tgsim does not "
-                                 "model",
-                                 where, a));
+}
+
+// 16-bit operands on 2-byte boundaries (odd K, or odd C columns): cp.async copies 4, 8 or 16
+// bytes, so cuBLASLt 13 runs CUTLASS's sm75 register-staged kernels there
+// (cutlass_75_tensorop_*_s1688gemm_*_align1, traces/h200/gemm_settled.csv and
+// gemm_misaligned.csv: 26 rows): K tile 32, 2 stages, mma.sync m16n8k8, 2-byte loads. What it ran
+// most (17 of 26 rows): 128 x 128 tiles of 4 warps with serial split-K (grid z, no reduction
+// kernel), mostly 4 slices; for n <= 64, 64 x 64 tiles and split-K with a reduction kernel.
+Schedule sm75_schedule(const Problem& p, const hw::GpuSpec& spec) {
+  Schedule s;
+  s.family = Family::ampere_multistage;
+  s.warp_specialization = WarpSpecialization::none;
+  s.a_type = p.a_type;
+  s.b_type = p.b_type;
+  s.c_type = p.c_type;
+  s.raster = Raster::along_n;
+  s.swizzle = 1;
+  s.stages = 2;
+  s.mma_k = 8;
+  s.load_alignment = 2;
+  const bool skinny = p.n <= 64;
+  s.tile = skinny ? TileShape{64, 64, 32} : TileShape{128, 128, 32};
+  s.warps = 4;
+  const std::int64_t k_iters = (p.k + 31) / 32;
+  if (skinny) {
+    const std::int64_t tiles = ((p.m + 63) / 64) * ((p.n + 63) / 64);
+    if (tiles * 2 <= spec.sm.count && k_iters >= 8) s.split_k = pick_split_k(p, s, spec);
+  } else {
+    s.split_k = static_cast<int>(std::clamp<std::int64_t>(k_iters / 8, 1, 4));  // slices of at least 8 K steps
+    s.split_k_serial = s.split_k > 1;
+  }
+  s.name = fmt::format("default_sm75_{}x{}x32_s2{}_align2B", s.tile.m, s.tile.n,
+                       s.split_k > 1 ? fmt::format("_splitk{}{}", s.split_k, s.split_k_serial ? "_serial" : "") : "");
+  return s;
 }
 
 Schedule base(const Problem& p, const hw::GpuSpec& spec) {
@@ -113,6 +140,12 @@ Schedule grouped_default_schedule(const Problem& p, const hw::GpuSpec& spec) {
 
 Schedule default_schedule(const Problem& p, const hw::GpuSpec& spec, bool grouped) {
   check_alignment(p);
+  if (dtype_bits(p.a_type) == 16 && operand_alignment_bytes(p) < 4) {
+    if (grouped || p.groups > 1)
+      throw InputError(fmt::format("grouped GEMM m={} n={} k={}: leading dimensions are only 2-byte aligned; grouped GEMMs "
+                                   "are modelled with 16-byte aligned ones only", p.m, p.n, p.k));
+    return sm75_schedule(p, spec);
+  }
   if ((grouped || p.groups > 1) && family_for(p, spec) == Family::hopper_warpspecialized && dtype_bits(p.a_type) == 16) {
     return grouped_default_schedule(p, spec);
   }
@@ -195,6 +228,13 @@ std::vector<Schedule> candidate_schedules(const Problem& p, const hw::GpuSpec& s
         const std::int64_t k_iters = (p.k + s.tile.k - 1) / s.tile.k;
         if (split > 1 && k_iters < 4 * split) continue;
         s.stages = max_stages(p, s, spec);
+        if (ampere && align < 4) {  // sm75 register-staged kernels: 2 stages of K 32, m16n8k8, serial split-K
+          s.tile.k = 32;
+          s.stages = 2;
+          s.mma_k = 8;
+          s.warps = tm * tn > 128 * 128 ? 8 : 4;
+          s.split_k_serial = split > 1;
+        }
         s.name = fmt::format("cand_{}x{}x{}_c{}_s{}{}", tm, tn, s.tile.k, cluster, s.stages,
                              split > 1 ? fmt::format("_splitk{}", split) : "");
         out.push_back(s);

@@ -54,7 +54,10 @@ KernelNameResult parse_cutlass2(std::string_view name, const std::vector<std::st
   s.family = Family::ampere_multistage;
   s.warp_specialization = WarpSpecialization::none;
   if (!cc) add_note(r, "no compute capability in the name: assumed sm80");
-  if (cc && *cc < 80) return unsupported("CUTLASS sm" + std::to_string(*cc) + " kernels are not modelled");
+  // sm75 (Turing-style MmaPipelined: 2 stages, loads staged through registers) is modelled for
+  // the 16-bit align1 kernels libraries run for 2-byte aligned rows; other pre-sm80 names are not.
+  const bool sm75 = cc && *cc == 75 && !wmma;
+  if (cc && *cc < 80 && !sm75) return unsupported("CUTLASS sm" + std::to_string(*cc) + " kernels are not modelled");
   std::string why;
   std::optional<DType> c_type, a_type;
   if (i < tok.size() && !tok[i].ends_with("gemm")) {
@@ -79,14 +82,18 @@ KernelNameResult parse_cutlass2(std::string_view name, const std::vector<std::st
       return unsupported("input type: " + why);
     }
   }
-  if (i + 3 > tok.size()) return unsupported("expected <M>x<N>_<K>x<stages>_<layout>_align<N>");
+  // sm75 names carry no <K>x<stages>: CUTLASS's sm75 tensor-op GEMMs are K 32, 2 stages
+  // (cutlass_library generator.py, GenerateSM75_TensorOp_1688).
+  const std::size_t fields = sm75 ? 2 : 3;
+  if (i + fields > tok.size()) return unsupported(sm75 ? "expected <M>x<N>_<layout>_align<N>" : "expected <M>x<N>_<K>x<stages>_<layout>_align<N>");
   const auto tile = dims2(tok[i]);
-  const auto k_stages = dims2(tok[i + 1]);
-  if (!tile || !k_stages || !is_layout(tok[i + 2], 2)) {
-    return unsupported("expected <M>x<N>_<K>x<stages>_<layout>_align<N>");
+  const auto k_stages = sm75 ? std::optional<std::array<int, 2>>{std::array<int, 2>{32, 2}} : dims2(tok[i + 1]);
+  if (!tile || !k_stages || !is_layout(tok[i + fields - 1], 2)) {
+    return unsupported(sm75 ? "expected <M>x<N>_<layout>_align<N>" : "expected <M>x<N>_<K>x<stages>_<layout>_align<N>");
   }
+  if (sm75) add_note(r, "sm75 kernel: K tile 32 and 2 stages (CUTLASS's sm75 tensor-op tiles), loads staged through registers");
   std::optional<int> align;
-  for (std::size_t j = i + 3; j < tok.size(); ++j) {
+  for (std::size_t j = i + fields; j < tok.size(); ++j) {
     if (tok[j].starts_with("align") && to_int(tok[j].substr(5))) {
       align = to_int(tok[j].substr(5));
     } else {
@@ -104,10 +111,16 @@ KernelNameResult parse_cutlass2(std::string_view name, const std::vector<std::st
   s.c_type = c_type.value_or(s.accumulate);
   s.tile = {(*tile)[0], (*tile)[1], (*k_stages)[0]};
   s.stages = (*k_stages)[1];
-  s.layout_a = blas_letter(tok[i + 2][0]);
-  s.layout_b = blas_letter(tok[i + 2][1]);
+  s.layout_a = blas_letter(tok[i + fields - 1][0]);
+  s.layout_b = blas_letter(tok[i + fields - 1][1]);
   s.warps = cutlass2_warps(s.tile.m, s.tile.n);
-  if (align) {  // alignN: N elements per copy; cp.async copies 4, 8 or 16 bytes
+  // The MMA shape in the name (s1688: m16n8k8) for 16-bit operands (tf32 is k8 by type).
+  if (core.substr(1, digits - 1) == "1688" && dtype_bits(a) == 16) s.mma_k = 8;
+  if (sm75) {
+    const int bytes = static_cast<int>(align.value_or(1) * element_bytes(a));
+    if (bytes != 2) return unsupported(fmt::format("sm75 kernels with {}-byte accesses are not modelled (only the 16-bit align1 fallbacks)", bytes));
+    s.load_alignment = 2;
+  } else if (align) {  // alignN: N elements per copy; cp.async copies 4, 8 or 16 bytes
     const int bytes = static_cast<int>(*align * element_bytes(a));
     s.load_alignment = bytes >= 16 ? 16 : bytes >= 8 ? 8 : 4;
     if (bytes < 4) add_note(r, fmt::format("align{}: {} bytes per copy, modelled as 4", *align, bytes));

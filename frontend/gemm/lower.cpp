@@ -117,7 +117,8 @@ LoweredGemm lower_gemm(const Problem& p, const Schedule& s_in, const hw::GpuSpec
   if (s.grouped_setup) out.graph.kernels.push_back(grouped_setup_kernel(p));
   out.graph.kernels.push_back(std::move(main));
   if (s.stream_k) out.graph.flags.push_back(graph::Flag{"tile_fixup", graph::FlagScope::gpu});
-  if (plan.splits > 1) {
+  if (s.split_k_serial && plan.splits > 1) out.graph.flags.push_back(graph::Flag{"splitk_serial", graph::FlagScope::gpu});
+  if (plan.splits > 1 && !s.split_k_serial) {
     out.graph.kernels.push_back(splitk_reduce_kernel(p, s, plan));
     // cuBLASLt launches the reduction behind its sm90 GEMMs (nvjet, xmma) with programmatic
     // dependent launch: CUPTI records it starting 0-0.26 us before the GEMM ends, where the

@@ -94,15 +94,19 @@ Plan make_plan(const Problem& p, const Schedule& s, const hw::GpuSpec& spec, int
     return plan;
   }
   // Work units: (group, block, split) in hand-out order (a grouped scheduler walks the groups one
-  // after another); splits of one tile are adjacent.
-  const std::int64_t per_group = static_cast<std::int64_t>(group_blocks.size()) * plan.splits;
+  // after another); splits of one tile are adjacent, except in CUTLASS 2.x kernels, whose grid
+  // z is the K slice: every tile's first slice is launched before any second slice.
+  const auto blocks = static_cast<std::int64_t>(group_blocks.size());
+  const bool slice_outer = s.family == Family::ampere_multistage;
+  const std::int64_t per_group = blocks * plan.splits;
   const std::int64_t units = per_group * groups;
   const std::int64_t clusters = s.persistent ? std::min(units, resident_clusters(spec, cluster_size, ctas_per_sm)) : units;
   plan.ctas.assign(static_cast<std::size_t>(clusters * cluster_size), {});
   for (std::int64_t u = 0; u < units; ++u) {
     const std::int64_t g = u / per_group;
-    const auto& b = group_blocks[static_cast<std::size_t>((u % per_group) / plan.splits)];
-    const auto split = u % plan.splits;
+    const std::int64_t v = u % per_group;
+    const auto& b = group_blocks[static_cast<std::size_t>(slice_outer ? v % blocks : v / plan.splits)];
+    const std::int64_t split = slice_outer ? v / blocks : v % plan.splits;
     const std::int64_t cluster = u % clusters;
     for (int rm = 0; rm < plan.cluster_m; ++rm) {
       for (int rn = 0; rn < plan.cluster_n; ++rn) {
@@ -120,6 +124,7 @@ Plan make_plan(const Problem& p, const Schedule& s, const hw::GpuSpec& spec, int
         w.tile_id = w.tile_m * plan.tiles_n + w.tile_n;
         w.k_iters = plan.k_iters_per_split;
         w.group = g;
+        if (s.split_k_serial && plan.splits > 1) w.serial_slice = split;
         const std::int64_t cta = cluster * cluster_size + rm * plan.cluster_n + rn;
         plan.ctas[static_cast<std::size_t>(cta)].push_back(w);
       }

@@ -33,6 +33,9 @@ struct WorkItem {
   bool outside_m = false;
   bool outside_n = false;
   std::vector<std::int64_t> peers;  // own: k_base of the contributing pieces of this tile
+  // Serial split-K (CUTLASS 2.x: the K slices of a tile add into C in turn): this item's slice,
+  // which waits for the slices before it; -1 otherwise.
+  std::int64_t serial_slice = -1;
 };
 inline constexpr int kParamsPerItem = 7;
 enum Param { p_tile_m = 0, p_tile_n = 1, p_k_base = 2, p_rank_m = 3, p_rank_n = 4, p_split = 5, p_tile_id = 6 };

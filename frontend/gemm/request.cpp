@@ -29,6 +29,17 @@ void complete_from_launch(const KernelNameResult& k, const Request& r, Resolved&
     s.cluster = {static_cast<int>(cluster), 1};
     out.notes.push_back(fmt::format("cluster {} from the recorded launch, along m (the CTAs share B)", cluster));
   }
+  // CUTLASS 2.x kernels (Kernel2<cutlass_*>) launch (tiles along m, tiles along n, K slices):
+  // grid z > 1 is the split-K factor. With a reduction kernel after it the slices go to a
+  // workspace; without one it is CUTLASS's serial split-K (the slices add into C in turn).
+  const int z = r.launch_grid[2];
+  if (s.family == Family::ampere_multistage && z > 1 && s.split_k <= 1 && !s.stream_k) {
+    s.split_k = z;
+    s.split_k_runtime = false;
+    s.split_k_serial = !k.has_splitk_reduce;
+    out.notes.push_back(fmt::format("split-K {} from the recorded launch's grid z{}", z,
+                                    s.split_k_serial ? " (no reduction kernel: serial split-K into C)" : ""));
+  }
   const std::int64_t ctas = product(r.launch_grid);
   if (k.persistence_from_launch && ctas > 0 && s.tile.m > 0 && s.tile.n > 0) {
     const Problem& p = out.problem;

@@ -69,7 +69,15 @@ struct Schedule {
   bool swap_ab = false;  // the kernel computes C^T = B^T A^T (cuBLAS: tile runs along its own m)
   // Ampere multistage: bytes each thread copies per cp.async (CUTLASS alignN x element size,
   // at most 16). Narrow copies (4, 8) cost the shared-memory pipe more (sm.cp_async_*b_cycles).
+  // 2: CUTLASS's sm75 register-staged loads (ld.global of one 16-bit element, packed and stored
+  // to shared memory; sm.ldg_2b_cycles), what libraries run for 2-byte aligned rows.
   int load_alignment = 16;
+  // mma.sync K per instruction: 0 = by type (16 for 16-bit types, 8 for tf32); 8 for CUTLASS's
+  // sm75 s1688 kernels on 16-bit types (m16n8k8, tensor.mma_sync_k8_fraction of the rate).
+  int mma_k = 0;
+  // Split-K reduced inside the GEMM kernel (CUTLASS 2.x serial split-K: the slices of a tile
+  // add into C in turn), not by a separate reduction kernel.
+  bool split_k_serial = false;
   Epilogue epilogue = Epilogue::store;
   // CUTLASS 3 TMA epilogues store the tile in sub-tiles (EpilogueTile, e.g. 64x32) through
   // `epilogue_stages` shared-memory buffers (StagesD): a sub-tile's staging waits until the TMA

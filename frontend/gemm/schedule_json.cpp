@@ -98,10 +98,15 @@ Schedule parse_schedule(const nlohmann::json& j, std::string_view origin) {
     else if (key == "grouped_setup") s.grouped_setup = as_bool(v, where);
     else if (key == "swap_ab") s.swap_ab = as_bool(v, where);
     else if (key == "load_alignment") {
-      s.load_alignment = as_int(v, where, 4, 16);
-      if (s.load_alignment != 4 && s.load_alignment != 8 && s.load_alignment != 16)
-        throw InputError(fmt::format("{}: expected 4, 8 or 16 (bytes per thread per copy), got {}", where, s.load_alignment));
+      s.load_alignment = as_int(v, where, 2, 16);
+      if (s.load_alignment != 2 && s.load_alignment != 4 && s.load_alignment != 8 && s.load_alignment != 16)
+        throw InputError(fmt::format("{}: expected 2, 4, 8 or 16 (bytes per thread per copy), got {}", where, s.load_alignment));
     }
+    else if (key == "mma_k") {
+      s.mma_k = as_int(v, where, 0, 16);
+      if (s.mma_k != 0 && s.mma_k != 8 && s.mma_k != 16)
+        throw InputError(fmt::format("{}: expected 0 (by type), 8 or 16, got {}", where, s.mma_k));
+    } else if (key == "split_k_serial") s.split_k_serial = as_bool(v, where);
     else if (key == "name") {
       if (!v.is_string()) throw InputError(where + ": expected a string");
       s.name = v.get<std::string>();
@@ -109,7 +114,7 @@ Schedule parse_schedule(const nlohmann::json& j, std::string_view origin) {
       throw InputError(fmt::format("{}: unknown key (valid: family, tile, stages, warp_specialization, "
                                    "consumer_warpgroups, warps, cluster, tma_multicast, raster, swizzle, persistent, "
                                    "split_k, stream_k, two_sm, a_type, b_type, c_type, reads_c, epilogue, epilogue_tile, "
-                                   "epilogue_stages, grouped, grouped_setup, swap_ab, load_alignment, name)", where));
+                                   "epilogue_stages, grouped, grouped_setup, swap_ab, load_alignment, mma_k, split_k_serial, name)", where));
     }
   }
   return s;
@@ -153,7 +158,9 @@ nlohmann::json to_json(const Schedule& s) {
           {"grouped", s.grouped},
           {"grouped_setup", s.grouped_setup},
           {"swap_ab", s.swap_ab},
-          {"load_alignment", s.load_alignment}};
+          {"load_alignment", s.load_alignment},
+          {"mma_k", s.mma_k},
+          {"split_k_serial", s.split_k_serial}};
 }
 
 }  // namespace tgsim::gemm

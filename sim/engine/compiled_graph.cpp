@@ -50,7 +50,9 @@ void compile_compute(CompiledNode& c, const graph::Node& n, const graph::Role& r
   switch (n.kind) {
     case NodeKind::mma: {
       const double per_inst = 2.0 * n.shape[0] * n.shape[1] * n.shape[2];
-      const double rate_sp = tensor_rate(spec, n.inst, n.dtype, where) / sps;
+      // mma.sync m16n8k8 on 16-bit types (the sm75 s1688 kernels) runs below the m16n8k16 rate.
+      const bool k8_16bit = n.inst == TensorInst::mma_sync && n.shape[2] == 8 && dtype_bits(n.dtype) == 16;
+      const double rate_sp = tensor_rate(spec, n.inst, n.dtype, where) / sps * (k8_16bit ? spec.tensor.mma_sync_k8_fraction : 1.0);
       c.pipe = Pipe::tensor;
       if (n.inst == TensorInst::mma_sync) {
         auto [mask, most] = role_placement(role, role.warps, sps);
@@ -109,7 +111,10 @@ void compile_compute(CompiledNode& c, const graph::Node& n, const graph::Role& r
 
 double cp_async_smem_cycles(const graph::Node& n, const hw::GpuSpec& spec) {
   const double bytes = static_cast<double>(n.bytes.value);
-  const double per_inst = n.access == 4 ? spec.sm.cp_async_4b_cycles.value : n.access == 8 ? spec.sm.cp_async_8b_cycles.value : 0;
+  const double per_inst = n.access == 2   ? (n.pitch_aligned ? spec.sm.ldg_2b_aligned_pitch_cycles : spec.sm.ldg_2b_cycles).value
+                          : n.access == 4 ? spec.sm.cp_async_4b_cycles.value
+                          : n.access == 8 ? spec.sm.cp_async_8b_cycles.value
+                                          : 0;
   if (per_inst <= 0) return bytes / spec.sm.shared_memory_bandwidth.value;
   return std::ceil(bytes / (32.0 * n.access)) * per_inst;  // warp instructions x cycles each
 }
@@ -179,6 +184,13 @@ CompiledTemplate compile_template(const graph::CtaTemplate& t, const hw::GpuSpec
         // copies (4 or 8 bytes per thread), the measured cycles per warp instruction.
         if (src.kind == NodeKind::load && src.engine == graph::MemEngine::cp_async) {
           c.occupancy_cycles = cp_async_smem_cycles(src, spec);
+        }
+        // A register-staged 2-byte ld.global (access 2) costs the L1 pipe per warp instruction,
+        // taken when issued: the LSU handles instructions in order, so shared-memory work issued
+        // after it (ldmatrix) waits. Its shared-memory stores are the graph's own smem node.
+        if (src.engine == graph::MemEngine::plain && src.access == 2) {
+          c.occupancy_cycles = cp_async_smem_cycles(src, spec);
+          c.l1_at_issue = true;
         }
         break;
       case NodeKind::remote_put:

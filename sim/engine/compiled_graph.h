@@ -40,6 +40,7 @@ struct CompiledNode {
   // uniform: warp-uniform (uniform-datapath) instructions, which take an issue slot each but
   // not the vector register file, so a running wgmma does not slow them.
   bool uniform = false;
+  bool l1_at_issue = false;  // memory: occupancy taken on the smem pipe at issue, not at arrival (access-2 plain loads)
   // memory
   std::int64_t bytes = 0;
   std::int64_t fetch_bytes = 0;  // bytes crossing L2/HBM for this CTA (bytes / multicast)

@@ -128,7 +128,13 @@ Duration Simulator::slowed_by_wgmma(TimePoint start, Duration work, TimePoint fr
 
 void Simulator::dispatch_memory(CtaRun& c, std::int32_t node, TimePoint now) {
   Sm& sm = sms_[static_cast<std::size_t>(c.sm)];
-  const std::size_t dir = c.run->nodes[static_cast<std::size_t>(node)].is_store ? 1 : 0;
+  const RunNode& rn = c.run->nodes[static_cast<std::size_t>(node)];
+  if (rn.l1_at_issue) {  // the LSU works through the instructions now; later shared-memory work queues behind
+    const TimePoint start = std::max(now, sm.smem_free);
+    sm.smem_free = start + rn.occupancy;
+    sm.smem_busy_ps += static_cast<double>(rn.occupancy.count());
+  }
+  const std::size_t dir = rn.is_store ? 1 : 0;
   if (sm.mem_busy[dir]) {
     sm.mem_queue[dir].push_back({slot_of(c), node});
     return;
@@ -206,7 +212,7 @@ void Simulator::flows_done(TimePoint now) {
     const std::size_t dir = n.port;
     if (dir >= kSmPorts) continue;  // a copy engine's transfer: no SM port
     Sm& sm = sms_[static_cast<std::size_t>(c.sm)];
-    if (n.pipe == Pipe::memory && n.occupancy.count() > 0) {
+    if (n.pipe == Pipe::memory && n.occupancy.count() > 0 && !n.l1_at_issue) {
       // cp.async's shared-memory writes happened while the data arrived: they fill the pipe's
       // idle time within the transfer's last `occupancy`, and push later work back only when
       // the pipe was busy then.

@@ -138,6 +138,7 @@ void Simulator::prepare_templates(KernelRun& kr) {
       r.issue_shared = n.issue_shared;
       r.wgmma = n.wgmma;
       r.uniform = n.uniform;
+      r.l1_at_issue = n.l1_at_issue;
       if (n.pipe == Pipe::tensor || n.pipe == Pipe::simt || n.pipe == Pipe::sfu) {
         r.busy_share =
             static_cast<double>(std::popcount(n.sub_partitions)) / sps * static_cast<double>(r.occupancy.count());

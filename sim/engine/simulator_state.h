@@ -94,6 +94,10 @@ struct RunNode {
   bool issue_shared = false;  // mma.sync: shares the sub-partition's timeline with SIMT work
   bool wgmma = false;         // slows the SM's SIMT work while it runs (simt.rate_during_wgmma)
   bool uniform = false;       // uniform-datapath SIMT work: not slowed by a running wgmma
+  // memory: the L1 pipe (`occupancy`, on the SM's shared-memory pipe) is taken when the load is
+  // issued (register-staged ld.global: the in-order LSU processes it before later ldmatrix),
+  // not while its data arrives (cp.async)
+  bool l1_at_issue = false;
 };
 
 static_assert(sizeof(RunNode) <= 64, "RunNode should fit one cache line");

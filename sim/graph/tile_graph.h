@@ -90,7 +90,11 @@ struct Node {
   MemEngine engine = MemEngine::tma;
   TileRef tile;
   int multicast = 1;  // TMA multicast: the tile is fetched once for this many CTAs of the cluster
-  int access = 16;    // cp.async loads: bytes each thread copies per instruction (4, 8 or 16)
+  int access = 16;    // cp.async loads: bytes each thread copies per instruction (4, 8 or 16);
+                      // 2: a register-staged ld.global of one 16-bit element per thread (plain loads)
+  // Access-2 loads: the rows read start at one offset within a 128-byte line (row pitch a
+  // multiple of 128 bytes), which costs the L1 more per instruction (sm.ldg_2b_aligned_pitch_cycles).
+  bool pitch_aligned = false;
   int peer = 1;       // remote ops: target GPU = (own GPU + peer) mod GPUs in the system
 
   // mma: `count` instructions of `shape` (m, n, k) on `dtype` inputs.

@@ -69,9 +69,11 @@ void check_memory_node(const Checker& c, const Node& n, const NodeContext& ctx, 
   c.check(!n.tile.zero_fill || (n.kind == NodeKind::load && n.tile.tensor < 0 && !n.tile.resident), at,
           "\"zero_fill\" is for untracked, non-resident loads only (a box wholly outside its tensor reads nothing)");
   c.check(n.multicast >= 1, at, fmt::format("multicast must be >= 1, got {}", n.multicast));
-  c.check(n.access == 4 || n.access == 8 || n.access == 16, at,
-          fmt::format("access (bytes per thread per copy) must be 4, 8 or 16, got {}", n.access));
-  if (n.access != 16) c.check(n.kind == NodeKind::load && n.engine == MemEngine::cp_async, at, "access needs a cp_async load");
+  c.check(n.access == 2 || n.access == 4 || n.access == 8 || n.access == 16, at,
+          fmt::format("access (bytes per thread per copy) must be 2, 4, 8 or 16, got {}", n.access));
+  c.check(!n.pitch_aligned || n.access == 2, at, "\"pitch_aligned\" is for access-2 loads and stores only");
+  if (n.access == 2) c.check((n.kind == NodeKind::load || n.kind == NodeKind::store) && n.engine == MemEngine::plain, at, "access 2 needs a plain load or store");
+  else if (n.access != 16) c.check(n.kind == NodeKind::load && n.engine == MemEngine::cp_async, at, "access needs a cp_async load");
   if (n.multicast > 1) {
     c.check(n.kind == NodeKind::load && n.engine == MemEngine::tma, at, "multicast needs a TMA load");
     const auto& cl = ctx.kernel.cta.cluster;

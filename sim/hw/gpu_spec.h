@@ -73,6 +73,13 @@ struct SmSpec {
   // / shared_memory_bandwidth. Zero: charged by bytes like 16-byte copies.
   Cycles cp_async_4b_cycles;
   Cycles cp_async_8b_cycles;
+  // SM cycles per warp instruction of a register-staged ld.global of 2 bytes per thread in
+  // CUTLASS's align1 thread map (load nodes with `access` 2: the sm75 GEMM fallbacks): the L1
+  // pipe's cost of an instruction whose lanes touch 8 rows. Zero: charged by bytes.
+  Cycles ldg_2b_cycles;
+  // The same when the rows start at one offset within a 128-byte line (row pitch a multiple of
+  // 128 bytes; load nodes with `pitch_aligned`). Zero: ldg_2b_cycles.
+  Cycles ldg_2b_aligned_pitch_cycles;
   // Cycles per warp instruction of a sub-partition's instruction fetch for code outside the SM's
   // fast instruction cache (tile-graph simt nodes on the `fetch` pipe); 0: not modelled.
   Cycles instruction_fetch_cycles;
@@ -91,6 +98,9 @@ struct TensorSpec {
   // know their chains (frontend/multigpu/sm_split.cpp) and, where set, as the result latency of
   // mma.sync nodes instead of `latency`.
   Cycles mma_sync_latency;
+  // mma.sync m16n8k8 on 16-bit types (CUTLASS sm75 kernels) runs at this fraction of the
+  // type's mma_sync rate (m16n8k16); optional in JSON (tensor.mma_sync_k8_fraction), default 1.
+  double mma_sync_k8_fraction = 1.0;
   // A wgmma of F cycles of tensor-core work (FLOPs / rate) occupies the pipe
   // max(F, wgmma_overhead + F / 2): narrow shapes do not reach the peak rate. Zero: F.
   Cycles wgmma_overhead;

@@ -99,6 +99,8 @@ void check_sm(const SmSpec& s, const ReadContext& ctx) {
   require_positive(ctx, "/sm/l2_bandwidth_per_sm", s.l2_bandwidth_per_sm.value);
   require_non_negative(ctx, "/sm/cp_async_4b_cycles", s.cp_async_4b_cycles.value);
   require_non_negative(ctx, "/sm/cp_async_8b_cycles", s.cp_async_8b_cycles.value);
+  require_non_negative(ctx, "/sm/ldg_2b_cycles", s.ldg_2b_cycles.value);
+  require_non_negative(ctx, "/sm/ldg_2b_aligned_pitch_cycles", s.ldg_2b_aligned_pitch_cycles.value);
   require_non_negative(ctx, "/sm/instruction_fetch_cycles", s.instruction_fetch_cycles.value);
 }
 
@@ -151,6 +153,8 @@ void check_tensor(const GpuSpec& spec, const ReadContext& ctx) {
   require_non_negative(ctx, "/tensor/latency", t.latency.value);
   require_non_negative(ctx, "/tensor/wgmma_overhead", t.wgmma_overhead.value);
   require_non_negative(ctx, "/tensor/ws_k_step_floor", t.ws_k_step_floor.value);
+  require_fraction(ctx, "/tensor/mma_sync_k8_fraction", t.mma_sync_k8_fraction);
+  if (t.mma_sync_k8_fraction <= 0) ctx.fail("/tensor/mma_sync_k8_fraction", "must be > 0");
 }
 
 void check_memory(const GpuSpec& spec, const ReadContext& ctx) {

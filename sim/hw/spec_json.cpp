@@ -51,6 +51,8 @@ SmSpec read_sm(const ObjectReader& r) {
   s.l2_bandwidth_per_sm = BytesPerCycle{r.bytes_per_cycle("l2_bandwidth_per_sm")};
   if (r.has("cp_async_4b_cycles")) s.cp_async_4b_cycles = r.cycles("cp_async_4b_cycles");
   if (r.has("cp_async_8b_cycles")) s.cp_async_8b_cycles = r.cycles("cp_async_8b_cycles");
+  if (r.has("ldg_2b_cycles")) s.ldg_2b_cycles = r.cycles("ldg_2b_cycles");
+  s.ldg_2b_aligned_pitch_cycles = r.has("ldg_2b_aligned_pitch_cycles") ? r.cycles("ldg_2b_aligned_pitch_cycles") : s.ldg_2b_cycles;
   if (r.has("instruction_fetch_cycles")) s.instruction_fetch_cycles = r.cycles("instruction_fetch_cycles");
   return s;
 }
@@ -98,6 +100,7 @@ TensorSpec read_tensor(const ObjectReader& r) {
   }
   t.latency = r.cycles("latency");
   if (r.has("mma_sync_latency")) t.mma_sync_latency = r.cycles("mma_sync_latency");
+  if (r.has("mma_sync_k8_fraction")) t.mma_sync_k8_fraction = r.number("mma_sync_k8_fraction");
   if (r.has("wgmma_overhead")) t.wgmma_overhead = r.cycles("wgmma_overhead");
   if (r.has("ws_k_step_floor")) t.ws_k_step_floor = r.cycles("ws_k_step_floor");
   return t;
@@ -171,9 +174,9 @@ GpuSpec read_document(const nlohmann::json& doc, ReadContext& ctx) {
   spec.sm = read_sm(top.section(
       "sm", {"count", "sub_partitions", "max_threads", "max_warps", "max_ctas", "registers", "register_alloc_unit",
              "shared_memory", "shared_memory_per_cta", "reserved_shared_memory_per_cta", "shared_memory_bandwidth",
-             "l2_bandwidth_per_sm", "cp_async_4b_cycles", "cp_async_8b_cycles", "instruction_fetch_cycles"}));
+             "l2_bandwidth_per_sm", "cp_async_4b_cycles", "cp_async_8b_cycles", "ldg_2b_cycles", "ldg_2b_aligned_pitch_cycles", "instruction_fetch_cycles"}));
   spec.gpc = read_gpc(top.section("gpc", {"count", "sms_per_gpc", "max_cluster_size"}));
-  spec.tensor = read_tensor(top.section("tensor", {"flops_per_cycle", "latency", "mma_sync_latency", "wgmma_overhead", "ws_k_step_floor"}));
+  spec.tensor = read_tensor(top.section("tensor", {"flops_per_cycle", "latency", "mma_sync_latency", "mma_sync_k8_fraction", "wgmma_overhead", "ws_k_step_floor"}));
   spec.simt = read_simt(top.section("simt", {"fp32_lanes", "int_lanes", "sfu_lanes", "latency", "shuffle_latency", "rate_during_wgmma"}));
   spec.l2 = read_l2(top.section("l2", {"capacity", "bandwidth", "hit_latency", "far_hit_latency", "partitions", "flush_dirty_fraction",
                                               "gpc_combine_window", "gpc_combine_fraction", "miss_bandwidth"}));

@@ -45,6 +45,7 @@ void write_tensor(Writer& w, const TensorSpec& t) {
   w.doc()["tensor"]["flops_per_cycle"] = std::move(flops);
   w.set("tensor", "latency", format_cycles(t.latency));
   if (t.mma_sync_latency.value != 0) w.set("tensor", "mma_sync_latency", format_cycles(t.mma_sync_latency));
+  if (t.mma_sync_k8_fraction != 1.0) w.set("tensor", "mma_sync_k8_fraction", t.mma_sync_k8_fraction);
   if (t.wgmma_overhead.value != 0) w.set("tensor", "wgmma_overhead", format_cycles(t.wgmma_overhead));
   if (t.ws_k_step_floor.value != 0) w.set("tensor", "ws_k_step_floor", format_cycles(t.ws_k_step_floor));
 }
@@ -88,6 +89,9 @@ nlohmann::json to_json(const GpuSpec& s) {
   w.set("sm", "l2_bandwidth_per_sm", format_bytes_per_cycle(s.sm.l2_bandwidth_per_sm.value));
   if (s.sm.cp_async_4b_cycles.value != 0) w.set("sm", "cp_async_4b_cycles", format_cycles(s.sm.cp_async_4b_cycles));
   if (s.sm.cp_async_8b_cycles.value != 0) w.set("sm", "cp_async_8b_cycles", format_cycles(s.sm.cp_async_8b_cycles));
+  if (s.sm.ldg_2b_cycles.value != 0) w.set("sm", "ldg_2b_cycles", format_cycles(s.sm.ldg_2b_cycles));
+  if (s.sm.ldg_2b_aligned_pitch_cycles.value != s.sm.ldg_2b_cycles.value)
+    w.set("sm", "ldg_2b_aligned_pitch_cycles", format_cycles(s.sm.ldg_2b_aligned_pitch_cycles));
   if (s.sm.instruction_fetch_cycles.value != 0)
     w.set("sm", "instruction_fetch_cycles", format_cycles(s.sm.instruction_fetch_cycles));
 

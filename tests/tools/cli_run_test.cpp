@@ -86,14 +86,16 @@ TEST_F(CliRun, GroupedGemmUsesTheGroupedRuleInThePyTorchView) {
   EXPECT_NE(bad.err.find("--groups"), std::string::npos) << bad.err;
 }
 
-TEST_F(CliRun, MisalignedGemmGetsTheCpAsyncFallbackOrAReasonedRefusal) {
+TEST_F(CliRun, MisalignedGemmGetsALibraryFallbackOrAReasonedRefusal) {
   const nlohmann::json j = parse_json(run_tgsim("gemm --gpu h200 --m 2500 --n 2500 --k 2500 --json"), "gemm 2500^3 --json");
   EXPECT_EQ(j["inputs"]["schedule"].value("family", ""), "ampere_multistage");
   EXPECT_EQ(j["inputs"]["schedule"].value("name", ""), "default_256x128x64_s3_align4B");
-  const auto out = tmp("odd.trace.json");
-  const RunResult bad = run_tgsim("gemm --gpu h200 --m 4097 --n 4097 --k 4097 --trace " + shell_quote(out));
+  const nlohmann::json odd = parse_json(run_tgsim("gemm --gpu h200 --m 4097 --n 4097 --k 4097 --json"), "gemm 4097^3 --json");
+  EXPECT_EQ(odd["inputs"]["schedule"].value("load_alignment", 0), 2);  // sm75 register-staged kernel
+  const auto out = tmp("fp8.trace.json");
+  const RunResult bad = run_tgsim("gemm --gpu h200 --m 64 --n 4100 --k 4096 --dtype fp8_e4m3 --trace " + shell_quote(out));
   EXPECT_NE(bad.code, 0);
-  EXPECT_NE(bad.err.find("2-byte aligned"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("16-byte aligned"), std::string::npos) << bad.err;
   EXPECT_FALSE(std::filesystem::exists(out));  // no half-written output
 }
 

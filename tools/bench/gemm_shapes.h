@@ -49,7 +49,33 @@ inline std::vector<GemmShape> build_probe_shapes() {
   return v;
 }
 
-inline std::vector<GemmShape> build_shapes(bool quick, bool probe) {
+// --misaligned: a held-out set chosen on 2026-12-02 (sixteenth session) before the sm75 model
+// existed: rows whose leading dimensions are not 16-byte aligned (no TMA kernel can run them).
+// 2-byte aligned 16-bit GEMMs (odd K, or odd N = C's columns only), 4- and 8-byte aligned ones
+// (cuBLASLt's cp.async fallbacks), squares, LLM shapes with a padded vocabulary, a skinny row.
+inline std::vector<GemmShape> build_misaligned_shapes() {
+  std::vector<GemmShape> v;
+  auto add = [&](DT dt, long M, long N, long K, const char* set, bool check = false) {
+    add_shape(v, dt, M, N, K, set, check);
+  };
+  for (long s : {1535, 2047, 2561, 5001}) add(BF16, s, s, s, "misaligned 2B square", s == 1535);
+  add(BF16, 2048, 4096, 4097, "misaligned 2B odd K");
+  add(BF16, 16, 4096, 4097, "misaligned 2B odd K skinny");
+  add(BF16, 128, 32001, 4096, "misaligned 2B odd N vocab");
+  add(BF16, 2048, 32001, 4096, "misaligned 2B odd N vocab", true);
+  add(BF16, 777, 1535, 6001, "misaligned 2B odd");
+  add(BF16, 4096, 1000, 1001, "misaligned 2B odd");
+  add(BF16, 4096, 4096, 4100, "misaligned 8B K", true);
+  add(BF16, 1000, 1000, 1002, "misaligned 4B K");
+  add(BF16, 2048, 5002, 2048, "misaligned 4B N");
+  add(BF16, 64, 4096, 4100, "misaligned 8B K skinny");
+  add(FP16, 1535, 1535, 1535, "misaligned 2B square");
+  add(FP16, 2048, 4096, 4097, "misaligned 2B odd K");
+  return v;
+}
+
+inline std::vector<GemmShape> build_shapes(bool quick, bool probe, bool misaligned = false) {
+  if (misaligned) return build_misaligned_shapes();
   if (probe) return build_probe_shapes();
   std::vector<GemmShape> v;
   auto add = [&](DT dt, long M, long N, long K, const char* set, bool check = false) {

@@ -28,7 +28,7 @@ void fill_grid(graph::Kernel& k, const Plan& plan, const TemplateMaker& make_tem
     for (const auto& w : items) {
       // grouped kernels: how many groups the scheduler stepped over to reach this tile
       shape.insert(shape.end(), {w.k_iters, static_cast<std::int64_t>(w.fixup), w.fixup == Fixup::own ? w.tile_id : -1,
-                                 w.group - group, static_cast<std::int64_t>(w.outside_m) + 2 * w.outside_n});
+                                 w.group - group, static_cast<std::int64_t>(w.outside_m) + 2 * w.outside_n, w.serial_slice});
       group = w.group;
       shape.insert(shape.end(), w.peers.begin(), w.peers.end());
     }

@@ -436,6 +436,28 @@ TEST(CutlassNames, Cutlass2Tf32AndWmma) {
   EXPECT_TRUE(has_note(r, "wmma"));
 }
 
+TEST(CutlassNames, Sm75RegisterStagedAlign1) {
+  // What cuBLASLt 13 runs for 16-bit GEMMs on 2-byte aligned rows: no <K>x<stages> in the name
+  // (CUTLASS's sm75 tiles are K 32, 2 stages), HMMA.1688, one element per load.
+  const auto r = parse_ok("void cutlass::Kernel2<cutlass_75_tensorop_bf16_s1688gemm_bf16_256x128_tn_align1>(T1::Params)");
+  EXPECT_EQ(r.schedule.family, Family::ampere_multistage);
+  EXPECT_EQ(r.schedule.tile, (TileShape{256, 128, 32}));
+  EXPECT_EQ(r.schedule.stages, 2);
+  EXPECT_EQ(r.schedule.warps, 8);
+  EXPECT_EQ(r.schedule.mma_k, 8);
+  EXPECT_EQ(r.schedule.load_alignment, 2);
+  EXPECT_EQ(r.schedule.c_type, DType::bf16);
+  EXPECT_TRUE(has_note(r, "sm75 kernel"));
+  const auto f32_out = parse_ok("cutlass_75_tensorop_s1688gemm_f16_64x64_tn_align1", DType::fp16).schedule;
+  EXPECT_EQ(f32_out.tile, (TileShape{64, 64, 32}));
+  EXPECT_EQ(f32_out.c_type, DType::fp32);
+  // tf32's s1688 is k8 by its type: nothing to override on the sm80 names.
+  EXPECT_EQ(parse_ok("cutlass_80_tensorop_s1688gemm_64x64_32x6_nn_align4", DType::fp32).schedule.mma_k, 0);
+  expect_unsupported("cutlass_75_tensorop_bf16_s1688gemm_bf16_128x128_tn_align8", "16-byte accesses");
+  expect_unsupported("cutlass_75_tensorop_bf16_s1688gemm_bf16_128x128_32x2_tn_align1", "expected <M>x<N>_<layout>");
+  expect_unsupported("cutlass_70_tensorop_h884gemm_128x128_32x2_tn_align8", "sm70");
+}
+
 TEST(CutlassNames, Unsupported) {
   expect_unsupported("cutlass3x_sm90_tensorop_s64x128x16gemm_f16_f16_f32_f16_f16_128x128x64_1x2x1_0_nnn_align8",
                      "auto");

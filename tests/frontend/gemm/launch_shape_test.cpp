@@ -69,6 +69,44 @@ TEST(LaunchShape, XmmaTakesItsClusterAlongMAndPersistenceFromTheLaunch) {
   EXPECT_FALSE(resolve(req, spec).schedule.persistent);
 }
 
+TEST(LaunchShape, Cutlass2GridZIsTheSplitKFactor) {
+  // CUTLASS 2.x kernels launch (tiles, tiles, K slices). With a reduction kernel after the GEMM
+  // the slices go to a workspace; without one they add into C in turn (serial split-K), waiting
+  // on a per-tile semaphore.
+  const hw::GpuSpec spec = h200();
+  Request req;
+  req.m = req.n = req.k = 2049;
+  req.kernel = "cutlass::Kernel2<cutlass_75_tensorop_bf16_s1688gemm_bf16_128x128_tn_align1>";
+  req.launch_grid = {136, 3, 4};
+  const Resolved serial = resolve(req, spec);
+  EXPECT_EQ(serial.schedule.split_k, 4);
+  EXPECT_TRUE(serial.schedule.split_k_serial);
+  const LoweredGemm g = lower_gemm(serial.problem, serial.schedule, spec);
+  ASSERT_EQ(g.graph.kernels.size(), 1U);  // no reduction kernel
+  ASSERT_EQ(g.graph.flags.size(), 1U);
+  int waits = 0, signals = 0;
+  for (const auto& t : g.graph.kernels[0].templates) {
+    for (const auto& n : t.nodes) {
+      waits += n.kind == graph::NodeKind::wait;
+      signals += n.kind == graph::NodeKind::signal;
+    }
+  }
+  EXPECT_EQ(waits, 3);    // slices 1..3 wait (one template per slice)
+  EXPECT_EQ(signals, 4);  // every slice releases the next
+  // Grid z is the slowest index: every tile's first slice is launched before any second slice.
+  const auto& grid = g.graph.kernels[0].grid;
+  ASSERT_EQ(grid.size(), 4U);
+  for (const auto& group : grid) EXPECT_EQ(group.count, 17 * 17);
+  EXPECT_GT(to_us(engine::simulate(g.graph, spec).latency), 0);
+  req.kernel += ";cublasLt::splitKreduce_kernel<32, 16, int, float, __nv_bfloat16, float, __nv_bfloat16, false>";
+  const Resolved parallel = resolve(req, spec);
+  EXPECT_EQ(parallel.schedule.split_k, 4);
+  EXPECT_FALSE(parallel.schedule.split_k_serial);
+  EXPECT_EQ(lower_gemm(parallel.problem, parallel.schedule, spec).graph.kernels.size(), 2U);
+  req.launch_grid = {136, 3, 1};  // z = 1 and a reduction kernel: the factor is picked as before
+  EXPECT_TRUE(resolve(req, spec).schedule.split_k_runtime);
+}
+
 TEST(LaunchShape, NamesThatCarryTheClusterIgnoreTheLaunch) {
   const hw::GpuSpec spec = h200();
   Request req;

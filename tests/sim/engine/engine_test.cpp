@@ -109,6 +109,39 @@ TEST(Engine, NarrowCpAsyncCostsItsMeasuredCyclesPerWarpInstruction) {
   EXPECT_EQ(simulate(g, spec).count(), 1'300'000 + 1'000);
 }
 
+TEST(Engine, RegisterStagedLoadsTakeTheL1PipeWhenIssued) {
+  // A plain load of 12,800 B at 2 bytes per thread (sm75 GEMMs' ld.global.u16): 12,800 / (32 x 2)
+  // = 200 warp instructions at 3 cycles hold the shared-memory pipe from its issue at 0 to
+  // 600,000 ps, so the independent 1-cycle move behind it ends at 601,000; the load's data
+  // arrives at 12,800 + 500,000 ps. Rows on one 128-byte line offset cost 5 cycles each.
+  graph::Node ld = load_node("ld", 12'800);
+  ld.engine = graph::MemEngine::plain;
+  ld.access = 2;
+  auto g = one_kernel(make_template({ld, smem_node("after", 128)}, {}));
+  hw::GpuSpec spec = toy_gpu();
+  spec.sm.ldg_2b_cycles = Cycles{3};
+  spec.sm.ldg_2b_aligned_pitch_cycles = Cycles{5};
+  EXPECT_EQ(simulate(g, spec).count(), 601'000);
+  g.kernels[0].templates[0].nodes[0].pitch_aligned = true;
+  EXPECT_EQ(simulate(g, spec).count(), 1'001'000);
+  // A store of 2 bytes per thread is charged the same way.
+  g.kernels[0].templates[0].nodes[0].kind = graph::NodeKind::store;
+  EXPECT_EQ(simulate(g, spec).count(), 1'001'000);
+}
+
+TEST(Engine, MmaSyncK8OnSixteenBitTypesRunsAtItsMeasuredFraction) {
+  // 4 warps, 8 m16n8k8 bf16 each: 8 x 2048 FLOP / 512 FLOP per cycle per sub-partition = 32
+  // cycles; at half the m16n8k16 rate, 64.
+  graph::Node mma = wgmma_node("m", 8);
+  mma.inst = TensorInst::mma_sync;
+  mma.shape = {16, 8, 8};
+  auto g = one_kernel(make_template({mma}, {}));
+  hw::GpuSpec spec = toy_gpu();
+  EXPECT_EQ(simulate(g, spec).count(), 32'000);
+  spec.tensor.mma_sync_k8_fraction = 0.5;
+  EXPECT_EQ(simulate(g, spec).count(), 64'000);
+}
+
 TEST(Engine, TwoConcurrentLoadsShareHbm) {
   // Two CTAs on two SMs each load 1 MB at once: the transfer part doubles (flow sharing).
   auto one = one_kernel(make_template({load_node("ld", 1'000'000)}, {}), 1);

@@ -229,7 +229,14 @@ TileGraph every_field_graph() {
   oob.kind = NodeKind::load;
   oob.bytes = Bytes{8192};
   oob.tile.zero_fill = true;
-  for (const Node& n : {simt, smem, put, get, sig, wait, delay, hot, narrow, oob}) t.nodes.push_back(n);
+  Node staged;  // ld.global of 2 bytes per thread (CUTLASS sm75 align1 kernels), rows 8 KiB apart
+  staged.id = "staged";
+  staged.kind = NodeKind::load;
+  staged.engine = MemEngine::plain;
+  staged.bytes = Bytes{8192};
+  staged.access = 2;
+  staged.pitch_aligned = true;
+  for (const Node& n : {simt, smem, put, get, sig, wait, delay, hot, narrow, oob, staged}) t.nodes.push_back(n);
   t.edges.push_back(Edge{2, 3, EdgeKind::order});
   t.edges.push_back(Edge{8, 9, EdgeKind::order});
   k.grid[0].params = {0, 0, 5, 1, 1, 0, 7, 1};  // not a box: written row by row
