@@ -6,7 +6,7 @@
 //
 // ldg kernel: CTAs of 128 threads (4 warps), C CTAs per SM (grid = C x SMs; C = 1, 2, 4). Per K
 // step a CTA reads two 128 x 32 tiles of bf16 (A and B) from row-major matrices whose rows are
-// `pitch` elements apart (4097: odd, 2-byte aligned; 4096 for comparison), as CUTLASS's
+// `pitch` elements apart (4097: odd, 2-byte aligned; 4096 and other pitches for comparison), as CUTLASS's
 // pitch-linear warp-raked thread map with 1-element accesses places them: a warp's lanes cover
 // 8 rows x 4 lanes, lane (r, c) reads elements 8c .. 8c+7 of row r in 8 instructions, so each
 // ld.global.u16 of a warp touches 8 rows (`tile8x4`; `contig`: the 32 lanes read 32 consecutive
@@ -14,7 +14,7 @@
 // warp instructions per warp, 256 per CTA. The loads of step k+1 are issued before step k's
 // values are packed (cvt / prmt) and stored with st.shared.v4 (two register sets, as
 // MmaPipelined), then __syncthreads. Tiles are L2-resident: CTA b reads row block b mod 8 of A
-// and (b / 8) mod 8 of B (8 x 128 rows x 4097 x 2 B = 8.4 MB each), K steps 0..63 (columns 0..2047).
+// and (b / 8) mod 8 of B (8 x 128 rows of 2048 used columns x 2 B = 4.2 MB each), K steps 0..63 (columns 0..2047).
 // Timing: clock64 around 64 K steps in every CTA after a warm-up launch, median over CTAs, median
 // of 3 launches: cycles per K step of a CTA; SM cycles per warp ld instruction =
 // cycles per step / (256 x C).
@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
   const char* out = argc > 1 ? argv[1] : "calibration_ldg.csv";
   const int nsm = open_device0();
   Nvml nvml(0);
-  const int max_pitch = 4097, rows = kBlocks * kTileRows;
+  const int max_pitch = 6144, rows = kBlocks * kTileRows;
   unsigned short *a, *b, *check;
   long long* cycles;
   float* sink;
@@ -193,8 +193,11 @@ int main(int argc, char** argv) {
   FILE* f = std::fopen(out, "w");
   if (!f) { std::perror(out); return 2; }
   std::fprintf(f, "op,pattern,pitch,ctas_per_sm,value,unit,method\n");
-  for (int pattern : {TILE8X4, CONTIG})
-    for (int pitch : {4097, 4096})
+  // Row pitches: odd (4097), 8 KiB (4096), other multiples of 128 bytes (2048: 4 KiB, 6144: 12 KiB,
+  // 4160: 8320 B = 65 lines), a multiple of 16 but not 128 bytes (4104); contig at 4097 and 4096.
+  const std::vector<std::pair<int, int>> cases = {{TILE8X4, 4097}, {TILE8X4, 4096}, {TILE8X4, 4160}, {TILE8X4, 4104},
+                                                  {TILE8X4, 2048}, {TILE8X4, 6144}, {CONTIG, 4097},  {CONTIG, 4096}};
+  for (auto [pattern, pitch] : cases)
       for (int c : {1, 2, 4}) {
         std::vector<double> per;
         for (int rep = 0; rep < 4; ++rep) {

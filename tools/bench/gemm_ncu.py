@@ -16,7 +16,12 @@ a K step when the SM receives a whole tile but fetches a slice of it?
 clusters), which the model predicts 8-15% fast, and two bf16 nvjet controls of the same shapes
 (run_ncu.sh gemm_tf32, all sections): their L2 traffic, tensor-pipe activity and clock.
 
-Usage: gemm_ncu.py [--set narrow|traffic|cluster|tf32] [--dry-run]
+--set misaligned: held-out rows of gemm_misaligned.csv run by CUTLASS sm75 register-staged kernels
+(64x64 split 24 ways, 128x128 with an 8 KiB row pitch, 128x128 serial split-K, 256x128) and one sm80
+align2 kernel (run_ncu.sh gemm_misaligned, all sections): registers and occupancy, load sectors,
+stall reasons.
+
+Usage: gemm_ncu.py [--set narrow|traffic|cluster|tf32|misaligned] [--dry-run]
 """
 import sys
 
@@ -32,6 +37,10 @@ TF32 = [  # dtype, M, N, K: settled rows at -8 ... -15% (1000^3, 512^3, 256x4096
     ("tf32", 1000, 1000, 1000), ("tf32", 1024, 1024, 1024), ("tf32", 512, 512, 512), ("tf32", 256, 4096, 4096),
     ("tf32", 16, 4096, 4096), ("bf16", 1000, 1000, 1000), ("bf16", 256, 4096, 4096),
 ]
+MISALIGNED = [  # dtype, M, N, K (traces/h200/gemm_misaligned.csv)
+    ("bf16", 16, 4096, 4097), ("bf16", 2048, 4096, 4097), ("bf16", 512, 32001, 4096), ("bf16", 1535, 1535, 1535),
+    ("bf16", 1000, 1000, 1002),
+]
 CASES = [  # dtype, M, N, K
     ("bf16", 2500, 2500, 2500), ("bf16", 2560, 2560, 2560), ("bf16", 2049, 2049, 2049),
     ("tf32", 4097, 4097, 4097), ("tf32", 4096, 4096, 4096), ("tf32", 1023, 1023, 1023),
@@ -40,7 +49,7 @@ CASES = [  # dtype, M, N, K
 
 def main():
     cases = (TRAFFIC if "traffic" in sys.argv else CLUSTER if "cluster" in sys.argv else TF32 if "tf32" in sys.argv
-             else CASES)
+             else MISALIGNED if "misaligned" in sys.argv else CASES)
     if "--dry-run" in sys.argv:
         for c in cases:
             print(*c)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The register-staged (sm75 align1) GEMM path, meant for the lent H200:
-# `bash tools/bench/run_ldg.sh`; results in $OUT (default /tmp/tgsim_ldg_out):
+# `bash tools/bench/run_ldg.sh [calib]` (calib: calib_ldg only); results in $OUT (default /tmp/tgsim_ldg_out):
 #   calibration_ldg.csv    calib_ldg: SM cycles per ld.global.u16 warp instruction in CUTLASS's
 #                          align1 thread map, K-step cycles, mma.sync m16n8k8 vs m16n8k16 rates
 #   calib_ldg_sass.txt     the SASS opcode histogram of calib_ldg's kernels (cuobjdump)
@@ -21,6 +21,7 @@ if command -v cuobjdump > /dev/null; then
   cuobjdump -sass "$BUILD/calib_ldg" | awk '/Function :/ {f=$3} /\/\*[0-9a-f]{4}\*\// {for (i=1;i<=NF;i++) if ($i ~ /^[A-Z][A-Z0-9_.]+$/ && $i != "PT") {print f, $i; break}}' \
     | sort | uniq -c | sort -k2,2 -k1,1nr > "$OUT/calib_ldg_sass.txt"
 fi
+[ "${1:-}" = calib ] && { ls -l "$OUT"; exit 0; }
 echo "== gemm_sweep misaligned, settled"
 timeout 300 "$BUILD/gemm_sweep" "$OUT/gemm_misaligned.csv" --misaligned --settle-ms 200 --shuffle 7
 echo "rc=$?"

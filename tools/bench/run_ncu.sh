@@ -11,6 +11,8 @@
 # gemm_cluster: gemm_ncu.py --set cluster (nvjet kernels with 4- and 8-CTA multicast clusters) ->
 # $OUT/gemm_cluster_ncu_*.
 # gemm_tf32: gemm_ncu.py --set tf32 (small xmma tf32 GEMMs and two bf16 controls) -> $OUT/gemm_tf32_ncu_*.
+# gemm_misaligned: gemm_ncu.py --set misaligned (CUTLASS sm75 register-staged and sm80 align2 kernels)
+# -> $OUT/gemm_misaligned_ncu_*.
 # tma_share: calib_tma's contig_l2_share variants (132 CTAs re-reading G shared L2-resident regions)
 # with the L2 request counters only -> $OUT/tma_share_ncu_raw.csv and $OUT/calibration_tma_l2_share.csv
 # (the run's own rates): are reads of one line by several SMs combined before the L2?
@@ -23,7 +25,7 @@
 #   attention_ncu_ops.csv         ncu_ops.py: SASS opcode histogram per kernel (entry = case order)
 #   attention_ncu_summary.txt     ncu_summary.py of the raw page
 NAME=${1:-attention}
-case "$NAME" in attention|attention_short|attention_decode|attention_perblock|gemm|gemm_cluster|gemm_tf32|gemm_traffic|tma_share) ;; *) echo "usage: run_ncu.sh attention|attention_short|attention_decode|attention_perblock|gemm|gemm_cluster|gemm_tf32|gemm_traffic|tma_share" >&2; exit 2 ;; esac
+case "$NAME" in attention|attention_short|attention_decode|attention_perblock|gemm|gemm_cluster|gemm_tf32|gemm_misaligned|gemm_traffic|tma_share) ;; *) echo "usage: run_ncu.sh attention|attention_short|attention_decode|attention_perblock|gemm|gemm_cluster|gemm_tf32|gemm_misaligned|gemm_traffic|tma_share" >&2; exit 2 ;; esac
 SCRIPT=${NAME}_ncu.py
 ARGS=""
 [ "$NAME" = attention_short ] && { SCRIPT=attention_ncu.py; ARGS="--set short"; }
@@ -31,6 +33,7 @@ ARGS=""
 [ "$NAME" = attention_perblock ] && { SCRIPT=attention_ncu.py; ARGS="--set perblock"; }
 [ "$NAME" = gemm_cluster ] && { SCRIPT=gemm_ncu.py; ARGS="--set cluster"; }
 [ "$NAME" = gemm_tf32 ] && { SCRIPT=gemm_ncu.py; ARGS="--set tf32"; }
+[ "$NAME" = gemm_misaligned ] && { SCRIPT=gemm_ncu.py; ARGS="--set misaligned"; }
 source "$(dirname "$0")/run_common.sh"
 bench_begin /tmp/${NAME}_ncu
 bench_env

@@ -39,6 +39,18 @@ std::int64_t ampere_shared_memory(const Problem& p, const Schedule& s) {
   return static_cast<std::int64_t>(s.stages * stage);
 }
 
+// Registers per thread of CUTLASS 2.x tensor-op kernels grow with the warp tile's fp32
+// accumulators (warp tile m x n / 32 per thread): Nsight Compute on the H200 counts 96 for a 32 x 32
+// warp tile (cutlass_75 64x64, 4 warps), 156 for 64 x 32 (cutlass_80 128x64), 230-254 for 64 x 64
+// (cutlass_80 256x128; cutlass_75 256x128 and 128x128) (traces/h200/gemm_misaligned_ncu_details.csv.gz,
+// gemm_ncu_raw.csv): about 1.5 registers per accumulator plus 48.
+int registers_per_thread(const Schedule& s) {
+  const auto [wm, wn] = warp_grid(s);
+  const double accumulators = static_cast<double>(s.tile.m) / wm * (static_cast<double>(s.tile.n) / wn) / 32.0;
+  const int regs = static_cast<int>(std::ceil((1.5 * accumulators + 48) / 8.0)) * 8;
+  return std::clamp(regs, 64, 255);
+}
+
 graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Plan& plan, const std::vector<WorkItem>& work) {  // NOLINT
   const int items = static_cast<int>(work.size());
   frontend::TemplateBuilder b("tile");
@@ -199,8 +211,7 @@ class AmpereLowering final : public KernelLowering {
     k.name = s.name.empty() ? "gemm_sm80_multistage" : s.name;
     declare_tensors(k, p, plan);
     k.cta.threads = 32 * std::max(1, s.warps);
-    // CUTLASS sm80 kernels use close to the 255-register limit with 4 warps and ~128-168 with 8.
-    k.cta.registers_per_thread = std::min(232, 65536 / k.cta.threads / 8 * 8);
+    k.cta.registers_per_thread = registers_per_thread(s);
     k.cta.shared_memory = Bytes{ampere_shared_memory(p, s)};
     (void)spec;
     fill_grid(k, plan, [&](const std::vector<WorkItem>& items) {
