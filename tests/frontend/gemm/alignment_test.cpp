@@ -101,6 +101,29 @@ TEST(GemmAlignment, SixteenBitOperandsOnTwoByteBoundariesGetTheSm75RegisterStage
   EXPECT_THROW(default_schedule(p, spec, true), InputError);
 }
 
+TEST(GemmAlignment, Sm75KernelNeverSlowerWithMoreSmsOrACheaperL1) {
+  hw::GpuSpec spec = gpu("h200");
+  const Problem p = row_major(2049, 2049, 2049, DType::bf16);
+  const Schedule s = default_schedule(p, spec);
+  const auto run = [&](const hw::GpuSpec& g) { return engine::simulate(lower_gemm(p, s, g).graph, g).latency.count(); };
+  const auto base = run(spec);
+  hw::GpuSpec fewer = spec;
+  fewer.sm.count = 66;
+  EXPECT_GE(run(fewer), base);
+  hw::GpuSpec cheaper = spec;
+  cheaper.sm.ldg_2b_cycles = Cycles{spec.sm.ldg_2b_cycles.value / 2};
+  EXPECT_LE(run(cheaper), base);
+  // Rows whose pitch is a multiple of 128 bytes pay the dearer per-load cost.
+  const Problem aligned_pitch = row_major(2049, 2049, 2048, DType::bf16);  // K 2048: 4 KiB rows; N odd
+  const Schedule sa = default_schedule(aligned_pitch, spec);
+  ASSERT_EQ(sa.load_alignment, 2);
+  hw::GpuSpec same = spec;
+  same.sm.ldg_2b_aligned_pitch_cycles = spec.sm.ldg_2b_cycles;
+  const auto t_aligned = engine::simulate(lower_gemm(aligned_pitch, sa, spec).graph, spec).latency.count();
+  const auto t_same = engine::simulate(lower_gemm(aligned_pitch, sa, same).graph, same).latency.count();
+  EXPECT_GT(t_aligned, t_same);
+}
+
 TEST(GemmAlignment, TwoByteLoadsAreSlowerThanCpAsyncOnes) {
   // 4097^3 (sm75 kernel) against 4100^3 (8-byte rows: cp.async), same tile and split.
   const auto spec = gpu("h200");

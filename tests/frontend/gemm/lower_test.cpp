@@ -291,6 +291,18 @@ TEST(ScheduleJson, RoundTripAndErrors) {
   EXPECT_THROW(parse_schedule(nlohmann::json{{"stages", 0}}, "x.json"), InputError);
   EXPECT_THROW(parse_schedule(nlohmann::json{{"epilogue_tile", {1, 32}}}, "x.json"), InputError);
   EXPECT_THROW(parse_schedule(nlohmann::json{{"load_alignment", 12}}, "x.json"), InputError);
+  Schedule staged;  // the sm75 register-staged fields
+  staged.family = Family::ampere_multistage;
+  staged.load_alignment = 2;
+  staged.mma_k = 8;
+  staged.split_k = 4;
+  staged.split_k_serial = true;
+  const Schedule staged_back = parse_schedule(to_json(staged), "x.json");
+  EXPECT_EQ(staged_back.load_alignment, 2);
+  EXPECT_EQ(staged_back.mma_k, 8);
+  EXPECT_TRUE(staged_back.split_k_serial);
+  EXPECT_THROW(parse_schedule(nlohmann::json{{"mma_k", 12}}, "x.json"), InputError);
+  EXPECT_THROW(parse_schedule(nlohmann::json{{"split_k_serial", 1}}, "x.json"), InputError);
 }
 
 }  // namespace

@@ -25,8 +25,16 @@ graph::TileGraph random_graph(std::uint32_t seed) {
   std::vector<graph::Edge> edges;
   for (int i = 0; i < n; ++i) {
     const std::string id = "n" + std::to_string(i);
-    switch (pick(0, 3)) {
+    switch (pick(0, 4)) {
       case 0: nodes.push_back(testing::load_node(id, pick(1, 64) * 16'384)); break;
+      case 4: {  // a register-staged 2-byte load: the L1 pipe taken at issue
+        auto l = testing::load_node(id, pick(1, 16) * 4'096);
+        l.engine = graph::MemEngine::plain;
+        l.access = 2;
+        l.pitch_aligned = pick(0, 1) == 1;
+        nodes.push_back(l);
+        break;
+      }
       case 1: nodes.push_back(testing::wgmma_node(id, pick(1, 8))); break;
       case 2: {
         auto s = testing::load_node(id, pick(1, 16) * 16'384);
@@ -50,6 +58,8 @@ Duration latency(const graph::TileGraph& g, const hw::GpuSpec& spec) { return en
 hw::GpuSpec machine(int sms) {
   auto spec = testing::toy_gpu(sms);
   spec.sm.l2_bandwidth_per_sm = hw::BytesPerCycle{32};
+  spec.sm.ldg_2b_cycles = Cycles{6};
+  spec.sm.ldg_2b_aligned_pitch_cycles = Cycles{9};
   return spec;
 }
 
