@@ -74,7 +74,31 @@ inline std::vector<GemmShape> build_misaligned_shapes() {
   return v;
 }
 
-inline std::vector<GemmShape> build_shapes(bool quick, bool probe, bool misaligned = false) {
+// --odd-vocab: a blind held-out set chosen on 2026-12-03 (seventeenth session) after the sm75
+// model was finished (commit 'tests: sm75 schedule fields round-trip...'), measured once: LM heads
+// over odd vocabularies (GPT-2's 50257, Llama-2 + 1 token's 32001) from decode to prefill token
+// counts, and odd hidden or intermediate sizes. Rows whose kernels are not CUTLASS (gemv) show
+// what the default rule predicts for them.
+inline std::vector<GemmShape> build_odd_vocab_shapes() {
+  std::vector<GemmShape> v;
+  auto add = [&](DT dt, long M, long N, long K, const char* set, bool check = false) {
+    add_shape(v, dt, M, N, K, set, check);
+  };
+  for (long m : {1L, 8L, 64L, 512L, 2048L}) add(BF16, m, 50257, 768, "odd vocab gpt2", m == 512);
+  add(BF16, 1024, 50257, 1600, "odd vocab gpt2-xl");
+  add(BF16, 512, 32001, 5120, "odd vocab llama2-13b+1");
+  add(BF16, 4096, 32001, 4096, "odd vocab llama2-7b+1");
+  add(BF16, 4096, 4096, 1023, "odd K");
+  add(BF16, 8192, 1024, 3001, "odd K");
+  add(BF16, 2048, 2048, 6143, "odd K");
+  add(BF16, 3000, 3001, 3000, "odd N");
+  add(FP16, 2048, 50257, 768, "odd vocab gpt2");
+  add(FP16, 4096, 4096, 1023, "odd K");
+  return v;
+}
+
+inline std::vector<GemmShape> build_shapes(bool quick, bool probe, bool misaligned = false, bool odd_vocab = false) {
+  if (odd_vocab) return build_odd_vocab_shapes();
   if (misaligned) return build_misaligned_shapes();
   if (probe) return build_probe_shapes();
   std::vector<GemmShape> v;

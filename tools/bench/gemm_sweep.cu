@@ -36,7 +36,7 @@
 // "before/after" per pass, probe_sm_clock_mhz is the median over passes of their mean;
 // settle_ms records N (0: the plain sweep), which tgsim validate reads.
 //
-// Usage: gemm_sweep [out.csv] [--passes N] [--quick | --probe | --misaligned] [--settle-ms N] [--shuffle SEED]
+// Usage: gemm_sweep [out.csv] [--passes N] [--quick | --probe | --misaligned | --odd-vocab] [--settle-ms N] [--shuffle SEED]
 #include "common.h"
 
 #include <cublasLt.h>
@@ -317,13 +317,14 @@ int main(int argc, char** argv) {
   const char* out = "gemm.csv";
   int passes = 3, settle_ms = 0;
   long shuffle_seed = -1;
-  bool quick = false, probe = false, misaligned = false;
+  bool quick = false, probe = false, misaligned = false, odd_vocab = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--passes" && i + 1 < argc) passes = std::atoi(argv[++i]);
     else if (a == "--quick") quick = true;
     else if (a == "--probe") probe = true;
     else if (a == "--misaligned") misaligned = true;
+    else if (a == "--odd-vocab") odd_vocab = true;
     else if (a == "--settle-ms" && i + 1 < argc) settle_ms = std::atoi(argv[++i]);
     else if (a == "--shuffle" && i + 1 < argc) shuffle_seed = std::atol(argv[++i]);
     else out = argv[i];
@@ -345,7 +346,7 @@ int main(int argc, char** argv) {
   std::printf("# %s\n", src);
 
   std::vector<Plan> plans;
-  for (const GemmShape& g : build_shapes(quick, probe, misaligned)) {
+  for (const GemmShape& g : build_shapes(quick, probe, misaligned, odd_vocab)) {
     Plan p;
     p.dt = g.dt; p.M = g.M; p.N = g.N; p.K = g.K; p.set = g.set; p.check = g.check;
     plans.push_back(std::move(p));

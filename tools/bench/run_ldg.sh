@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The register-staged (sm75 align1) GEMM path, meant for the lent H200:
-# `bash tools/bench/run_ldg.sh [calib]` (calib: calib_ldg only); results in $OUT (default /tmp/tgsim_ldg_out):
+# `bash tools/bench/run_ldg.sh [calib|odd-vocab]` (calib: calib_ldg only; odd-vocab: only
+# `gemm_sweep --odd-vocab --settle-ms 200 --shuffle 7` -> $OUT/gemm_odd_vocab.csv, the blind
+# held-out LM-head set); results in $OUT (default /tmp/tgsim_ldg_out):
 #   calibration_ldg.csv    calib_ldg: SM cycles per ld.global.u16 warp instruction in CUTLASS's
 #                          align1 thread map, K-step cycles, mma.sync m16n8k8 vs m16n8k16 rates
 #   calib_ldg_sass.txt     the SASS opcode histogram of calib_ldg's kernels (cuobjdump)
@@ -14,6 +16,13 @@ bench_begin /tmp/tgsim_ldg_out
 bench_env
 BUILD=${BENCH_BUILD_DIR:-/tmp/tgsim_bench_ldg_build}
 bench_build "$BUILD" calib_ldg gemm_sweep
+if [ "${1:-}" = odd-vocab ]; then
+  echo "== gemm_sweep odd-vocab, settled"
+  timeout 300 "$BUILD/gemm_sweep" "$OUT/gemm_odd_vocab.csv" --odd-vocab --settle-ms 200 --shuffle 7
+  echo "rc=$?"
+  ls -l "$OUT"
+  exit 0
+fi
 echo "== calib_ldg"
 timeout 120 "$BUILD/calib_ldg" "$OUT/calibration_ldg.csv"
 echo "rc=$?"
