@@ -83,7 +83,10 @@ Schedule sm75_schedule(const Problem& p, const hw::GpuSpec& spec) {
     const std::int64_t tiles = ((p.m + 63) / 64) * ((p.n + 63) / 64);
     if (tiles * 2 <= spec.sm.count && k_iters >= 8) s.split_k = pick_split_k(p, s, spec);
   } else {
-    s.split_k = static_cast<int>(std::clamp<std::int64_t>(k_iters / 8, 1, 4));  // slices of at least 8 K steps
+    // Slices until the CTAs fill two waves of 2 per SM, at most 4, each of at least 8 K steps.
+    const std::int64_t tiles = ((p.m + 127) / 128) * ((p.n + 127) / 128);
+    const std::int64_t fill = (4 * spec.sm.count + tiles - 1) / tiles;
+    s.split_k = static_cast<int>(std::clamp<std::int64_t>(std::min<std::int64_t>(fill, k_iters / 8), 1, 4));
     s.split_k_serial = s.split_k > 1;
   }
   s.name = fmt::format("default_sm75_{}x{}x32_s2{}_align2B", s.tile.m, s.tile.n,

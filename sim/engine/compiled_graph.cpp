@@ -109,9 +109,17 @@ void compile_compute(CompiledNode& c, const graph::Node& n, const graph::Role& r
   }
 }
 
+// A 2-byte register-staged access by its rows' alignment (calib_ldg: odd pitches are the cheapest).
+double ldg_2b_cycles(const graph::Node& n, const hw::GpuSpec& spec) {
+  const Cycles c = n.pitch_alignment >= 128  ? spec.sm.ldg_2b_aligned_pitch_cycles
+                   : n.pitch_alignment >= 16 ? spec.sm.ldg_2b_pitch16_cycles
+                                             : spec.sm.ldg_2b_cycles;
+  return c.value;
+}
+
 double cp_async_smem_cycles(const graph::Node& n, const hw::GpuSpec& spec) {
   const double bytes = static_cast<double>(n.bytes.value);
-  const double per_inst = n.access == 2   ? (n.pitch_aligned ? spec.sm.ldg_2b_aligned_pitch_cycles : spec.sm.ldg_2b_cycles).value
+  const double per_inst = n.access == 2   ? ldg_2b_cycles(n, spec)
                           : n.access == 4 ? spec.sm.cp_async_4b_cycles.value
                           : n.access == 8 ? spec.sm.cp_async_8b_cycles.value
                                           : 0;

@@ -29,8 +29,8 @@ constexpr std::string_view kCommonKeys[] = {"id", "kind", "role", "cycles"};
 
 // The keys each node kind accepts besides kCommonKeys (docs/tile-graph-format.md, "Nodes").
 std::span<const std::string_view> kind_keys(NodeKind k) {
-  static constexpr std::string_view kLoad[] = {"bytes", "engine", "tile", "multicast", "access", "pitch_aligned"};
-  static constexpr std::string_view kStore[] = {"bytes", "engine", "tile", "access", "pitch_aligned"};
+  static constexpr std::string_view kLoad[] = {"bytes", "engine", "tile", "multicast", "access", "pitch_alignment"};
+  static constexpr std::string_view kStore[] = {"bytes", "engine", "tile", "access", "pitch_alignment"};
   static constexpr std::string_view kSmem[] = {"bytes"};
   static constexpr std::string_view kRemote[] = {"bytes", "engine", "tile", "peer"};
   static constexpr std::string_view kMma[] = {"inst", "dtype", "shape", "count"};
@@ -93,7 +93,7 @@ void read_memory_fields(const JsonCursor& c, const NodeScope& scope, Node& n) {
   if (auto v = c.find("tile")) n.tile = read_tile(*v, scope.tensors);
   if (auto v = c.find("multicast")) n.multicast = v->as_int32(1);
   if (auto v = c.find("access")) n.access = v->as_int32(1);
-  if (auto v = c.find("pitch_aligned")) n.pitch_aligned = v->as_bool();
+  if (auto v = c.find("pitch_alignment")) n.pitch_alignment = v->as_int32(0);
   if (auto v = c.find("peer")) n.peer = v->as_int32(1);
 }
 
@@ -207,7 +207,7 @@ void write_memory_fields(const Node& n, const NodeNames& names, nlohmann::ordere
   if (n.kind == NodeKind::load && n.multicast != defaults.multicast) j["multicast"] = n.multicast;
   const bool load_or_store = n.kind == NodeKind::load || n.kind == NodeKind::store;
   if (load_or_store && n.access != defaults.access) j["access"] = n.access;
-  if (load_or_store && n.pitch_aligned) j["pitch_aligned"] = true;
+  if (load_or_store && n.pitch_alignment != defaults.pitch_alignment) j["pitch_alignment"] = n.pitch_alignment;
   const bool remote = n.kind == NodeKind::remote_put || n.kind == NodeKind::remote_get;
   if (remote && n.peer != defaults.peer) j["peer"] = n.peer;
 }

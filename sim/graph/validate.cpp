@@ -71,7 +71,10 @@ void check_memory_node(const Checker& c, const Node& n, const NodeContext& ctx, 
   c.check(n.multicast >= 1, at, fmt::format("multicast must be >= 1, got {}", n.multicast));
   c.check(n.access == 2 || n.access == 4 || n.access == 8 || n.access == 16, at,
           fmt::format("access (bytes per thread per copy) must be 2, 4, 8 or 16, got {}", n.access));
-  c.check(!n.pitch_aligned || n.access == 2, at, "\"pitch_aligned\" is for access-2 loads and stores only");
+  const int pa = n.pitch_alignment;
+  c.check(pa == 0 || (pa >= 2 && pa <= 128 && (pa & (pa - 1)) == 0), at,
+          fmt::format("pitch_alignment must be 0 or a power of two from 2 to 128 (bytes), got {}", pa));
+  c.check(pa == 0 || n.access == 2, at, "\"pitch_alignment\" is for access-2 loads and stores only");
   if (n.access == 2) c.check((n.kind == NodeKind::load || n.kind == NodeKind::store) && n.engine == MemEngine::plain, at, "access 2 needs a plain load or store");
   else if (n.access != 16) c.check(n.kind == NodeKind::load && n.engine == MemEngine::cp_async, at, "access needs a cp_async load");
   if (n.multicast > 1) {

@@ -77,9 +77,11 @@ struct SmSpec {
   // CUTLASS's align1 thread map (load nodes with `access` 2: the sm75 GEMM fallbacks): the L1
   // pipe's cost of an instruction whose lanes touch 8 rows. Zero: charged by bytes.
   Cycles ldg_2b_cycles;
-  // The same when the rows start at one offset within a 128-byte line (row pitch a multiple of
-  // 128 bytes; load nodes with `pitch_aligned`). Zero: ldg_2b_cycles.
+  // The same when the row pitch is a multiple of 128 bytes (every row at one offset within its
+  // lines; nodes with `pitch_alignment` 128), and of 16 but not 128 bytes (`pitch_alignment` 16,
+  // 32 or 64). Default: ldg_2b_cycles.
   Cycles ldg_2b_aligned_pitch_cycles;
+  Cycles ldg_2b_pitch16_cycles;
   // Cycles per warp instruction of a sub-partition's instruction fetch for code outside the SM's
   // fast instruction cache (tile-graph simt nodes on the `fetch` pipe); 0: not modelled.
   Cycles instruction_fetch_cycles;

@@ -92,6 +92,8 @@ nlohmann::json to_json(const GpuSpec& s) {
   if (s.sm.ldg_2b_cycles.value != 0) w.set("sm", "ldg_2b_cycles", format_cycles(s.sm.ldg_2b_cycles));
   if (s.sm.ldg_2b_aligned_pitch_cycles.value != s.sm.ldg_2b_cycles.value)
     w.set("sm", "ldg_2b_aligned_pitch_cycles", format_cycles(s.sm.ldg_2b_aligned_pitch_cycles));
+  if (s.sm.ldg_2b_pitch16_cycles.value != s.sm.ldg_2b_cycles.value)
+    w.set("sm", "ldg_2b_pitch16_cycles", format_cycles(s.sm.ldg_2b_pitch16_cycles));
   if (s.sm.instruction_fetch_cycles.value != 0)
     w.set("sm", "instruction_fetch_cycles", format_cycles(s.sm.instruction_fetch_cycles));
 

@@ -39,6 +39,14 @@ std::int64_t ampere_shared_memory(const Problem& p, const Schedule& s) {
   return static_cast<std::int64_t>(s.stages * stage);
 }
 
+// The largest power of two, at most 128, dividing a row pitch in bytes (a node's `pitch_alignment`).
+int pitch_alignment(double pitch_bytes) {
+  const auto bytes = static_cast<std::int64_t>(pitch_bytes);
+  int a = 128;
+  while (a > 1 && bytes % a != 0) a /= 2;
+  return a;
+}
+
 // Registers per thread of CUTLASS 2.x tensor-op kernels grow with the warp tile's fp32
 // accumulators (warp tile m x n / 32 per thread): Nsight Compute on the H200 counts 96 for a 32 x 32
 // warp tile (cutlass_75 64x64, 4 warps), 156 for 64 x 32 (cutlass_80 128x64), 230-254 for 64 x 64
@@ -61,10 +69,10 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Pla
   const double warp_tile_n = static_cast<double>(s.tile.n) / wn;
   const int k_inst = s.mma_k > 0 ? s.mma_k : mma_k(p.a_type);
   const bool staged = s.load_alignment == 2;  // register-staged 16-bit loads (sm75 kernels)
-  // A and B rows hold k elements (the library's TN view): every row at one offset within its
-  // 128-byte lines when that is a multiple of 128 bytes.
-  const bool pitch_aligned = std::fmod(static_cast<double>(p.k) * element_bytes(p.a_type), 128.0) == 0;
-  const bool c_pitch_aligned = std::fmod(static_cast<double>(p.m) * element_bytes(p.c_type), 128.0) == 0;  // C columns of m
+  // Row pitches in bytes, as the largest power of two (at most 128) dividing them: A and B rows
+  // hold k elements (the library's TN view), C's columns m.
+  const int ab_pitch = pitch_alignment(static_cast<double>(p.k) * element_bytes(p.a_type));
+  const int c_pitch = pitch_alignment(static_cast<double>(p.m) * element_bytes(p.c_type));
   const double a_bytes = s.tile.m * s.tile.k * element_bytes(p.a_type);
   const double b_bytes = s.tile.n * s.tile.k * element_bytes(p.b_type);
   // ldmatrix traffic: every warp reads its A rows and B columns of the stage.
@@ -90,8 +98,8 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Pla
                                        {item_param(j, p_tile_n), item_param(j, p_k_base, k), {}}));
       b.node(la).access = s.load_alignment;
       b.node(lb).access = s.load_alignment;
-      b.node(la).pitch_aligned = staged && pitch_aligned;
-      b.node(lb).pitch_aligned = staged && pitch_aligned;
+      b.node(la).pitch_alignment = staged ? ab_pitch : 0;
+      b.node(lb).pitch_alignment = staged ? ab_pitch : 0;
       if (staged) {
         // Register-staged (MmaPipelined): the stage's registers go to shared memory after the
         // previous iteration's MMAs were issued; then the warps read the first half of the K
@@ -168,7 +176,7 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Pla
       b.edge(lc, cvt);
       if (staged) {  // read back with the kernel's 2-byte accesses
         b.node(lc).access = 2;
-        b.node(lc).pitch_aligned = c_pitch_aligned;
+        b.node(lc).pitch_alignment = c_pitch;
       }
     }
     const double out_bytes = to_workspace ? c_elems * 4.0 : c_elems * element_bytes(p.c_type);
@@ -180,7 +188,7 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Pla
     b.edge(st_smem, st);
     if (staged && !to_workspace) {  // align1 kernels store C 2 bytes per thread as well
       b.node(st).access = 2;
-      b.node(st).pitch_aligned = c_pitch_aligned;
+      b.node(st).pitch_alignment = c_pitch;
     }
     if (slice >= 0) {
       graph::Node sig;

@@ -70,7 +70,7 @@ TEST(GemmAlignment, MisalignedRowsAreSlowerThanAlignedOnes) {
 
 TEST(GemmAlignment, SixteenBitOperandsOnTwoByteBoundariesGetTheSm75RegisterStagedKernel) {
   const auto spec = gpu("h200");
-  const Problem p = row_major(4097, 4097, 4097, DType::bf16);
+  const Problem p = row_major(1023, 1023, 1023, DType::bf16);
   const Schedule s = default_schedule(p, spec);
   EXPECT_EQ(s.family, Family::ampere_multistage);
   EXPECT_EQ(s.load_alignment, 2);  // ld.global of one element per thread, staged through registers
@@ -80,9 +80,12 @@ TEST(GemmAlignment, SixteenBitOperandsOnTwoByteBoundariesGetTheSm75RegisterStage
   EXPECT_EQ(s.stages, 2);
   EXPECT_EQ(s.warps, 4);
   EXPECT_EQ(s.mma_k, 8);  // HMMA.1688
-  EXPECT_EQ(s.split_k, 4);
+  EXPECT_EQ(s.split_k, 4);  // 64 tiles: slices until two waves of 2 CTAs per SM, at most 4
   EXPECT_TRUE(s.split_k_serial);  // slices add into C: no reduction kernel
   EXPECT_EQ(s.name, "default_sm75_128x128x32_s2_splitk4_serial_align2B");
+  const Schedule big = default_schedule(row_major(4097, 4097, 4097, DType::bf16), spec);
+  EXPECT_EQ(big.split_k, 1);  // 1089 tiles fill the GPU without a split
+  EXPECT_EQ(big.name, "default_sm75_128x128x32_s2_align2B");
   const auto l = lower_gemm(p, s, spec);
   ASSERT_EQ(l.graph.kernels.size(), 1U);
   ASSERT_EQ(l.graph.flags.size(), 1U);  // the slices' semaphore

@@ -113,7 +113,7 @@ TEST(Engine, RegisterStagedLoadsTakeTheL1PipeWhenIssued) {
   // A plain load of 12,800 B at 2 bytes per thread (sm75 GEMMs' ld.global.u16): 12,800 / (32 x 2)
   // = 200 warp instructions at 3 cycles hold the shared-memory pipe from its issue at 0 to
   // 600,000 ps, so the independent 1-cycle move behind it ends at 601,000; the load's data
-  // arrives at 12,800 + 500,000 ps. Rows on one 128-byte line offset cost 5 cycles each.
+  // arrives at 12,800 + 500,000 ps. Rows 128-byte aligned cost 5 cycles each, 16-byte aligned 4.
   graph::Node ld = load_node("ld", 12'800);
   ld.engine = graph::MemEngine::plain;
   ld.access = 2;
@@ -121,8 +121,13 @@ TEST(Engine, RegisterStagedLoadsTakeTheL1PipeWhenIssued) {
   hw::GpuSpec spec = toy_gpu();
   spec.sm.ldg_2b_cycles = Cycles{3};
   spec.sm.ldg_2b_aligned_pitch_cycles = Cycles{5};
+  spec.sm.ldg_2b_pitch16_cycles = Cycles{4};
   EXPECT_EQ(simulate(g, spec).count(), 601'000);
-  g.kernels[0].templates[0].nodes[0].pitch_aligned = true;
+  g.kernels[0].templates[0].nodes[0].pitch_alignment = 8;  // below 16 bytes: the odd-pitch cost
+  EXPECT_EQ(simulate(g, spec).count(), 601'000);
+  g.kernels[0].templates[0].nodes[0].pitch_alignment = 32;
+  EXPECT_EQ(simulate(g, spec).count(), 801'000);
+  g.kernels[0].templates[0].nodes[0].pitch_alignment = 128;
   EXPECT_EQ(simulate(g, spec).count(), 1'001'000);
   // A store of 2 bytes per thread is charged the same way.
   g.kernels[0].templates[0].nodes[0].kind = graph::NodeKind::store;

@@ -31,7 +31,7 @@ graph::TileGraph random_graph(std::uint32_t seed) {
         auto l = testing::load_node(id, pick(1, 16) * 4'096);
         l.engine = graph::MemEngine::plain;
         l.access = 2;
-        l.pitch_aligned = pick(0, 1) == 1;
+        l.pitch_alignment = 1 << pick(1, 7);
         nodes.push_back(l);
         break;
       }
@@ -60,6 +60,7 @@ hw::GpuSpec machine(int sms) {
   spec.sm.l2_bandwidth_per_sm = hw::BytesPerCycle{32};
   spec.sm.ldg_2b_cycles = Cycles{6};
   spec.sm.ldg_2b_aligned_pitch_cycles = Cycles{9};
+  spec.sm.ldg_2b_pitch16_cycles = Cycles{7};
   return spec;
 }
 

@@ -235,7 +235,7 @@ TileGraph every_field_graph() {
   staged.engine = MemEngine::plain;
   staged.bytes = Bytes{8192};
   staged.access = 2;
-  staged.pitch_aligned = true;
+  staged.pitch_alignment = 128;
   for (const Node& n : {simt, smem, put, get, sig, wait, delay, hot, narrow, oob, staged}) t.nodes.push_back(n);
   t.edges.push_back(Edge{2, 3, EdgeKind::order});
   t.edges.push_back(Edge{8, 9, EdgeKind::order});
