@@ -77,6 +77,13 @@ Resolved resolve(const Request& r, const hw::GpuSpec& spec) {
   } else {
     out.schedule = default_schedule(out.problem, spec, r.grouped);
     out.schedule_source = "default rule";
+    if (const int align = operand_alignment_bytes(out.problem); align < 16) {
+      out.notes.push_back(fmt::format(
+          "leading dimensions only {}-byte aligned (library view: A and B rows of k, C columns of m): {}", align,
+          out.schedule.load_alignment == 2
+              ? std::string("CUTLASS's sm75 register-staged kernel (2-byte loads), as cuBLASLt runs")
+              : fmt::format("CUTLASS 2.x cp.async copies of {} bytes, no TMA, as cuBLASLt runs", out.schedule.load_alignment)));
+    }
   }
   // The problem's types win over what a name implied (a name may carry no types at all).
   out.schedule.a_type = out.problem.a_type;

@@ -92,6 +92,7 @@ TEST_F(CliRun, MisalignedGemmGetsALibraryFallbackOrAReasonedRefusal) {
   EXPECT_EQ(j["inputs"]["schedule"].value("name", ""), "default_256x128x64_s3_align4B");
   const nlohmann::json odd = parse_json(run_tgsim("gemm --gpu h200 --m 4097 --n 4097 --k 4097 --json"), "gemm 4097^3 --json");
   EXPECT_EQ(odd["inputs"]["schedule"].value("load_alignment", 0), 2);  // sm75 register-staged kernel
+  EXPECT_NE(odd["inputs"]["notes"].dump().find("2-byte aligned"), std::string::npos) << odd["inputs"]["notes"].dump();
   const auto out = tmp("fp8.trace.json");
   const RunResult bad = run_tgsim("gemm --gpu h200 --m 64 --n 4100 --k 4096 --dtype fp8_e4m3 --trace " + shell_quote(out));
   EXPECT_NE(bad.code, 0);
