@@ -30,14 +30,6 @@ std::int64_t next_pow2(std::int64_t x) {
   return p;
 }
 
-// Largest power of two (at most 16) that divides `elements` x `bytes_per_element`.
-int byte_alignment(std::int64_t elements, double bytes_per_element) {
-  const auto bytes = static_cast<std::int64_t>(static_cast<double>(elements) * bytes_per_element);
-  int a = 16;
-  while (a > 1 && bytes % a != 0) a /= 2;
-  return a;
-}
-
 // TMA (Hopper, Blackwell) needs 16-byte aligned global strides (cuTensorMapEncodeTiled), so a
 // problem whose rows are not 16-byte aligned runs a CUTLASS 2.x cp.async kernel, as cuBLASLt does.
 Family family_for(const Problem& p, const hw::GpuSpec& spec) {
@@ -57,6 +49,20 @@ void check_alignment(const Problem& p) {
     throw InputError(fmt::format("{}: leading dimensions are {}-byte aligned; fp8 GEMMs need 16-byte aligned ones", where, a));
 }
 
+
+Schedule base(const Problem& p, const hw::GpuSpec& spec) {
+  Schedule s;
+  s.family = family_for(p, spec);
+  s.a_type = p.a_type;
+  s.b_type = p.b_type;
+  s.c_type = p.c_type;
+  s.tile.k = k_tile(p.a_type);
+  s.persistent = s.family != Family::ampere_multistage;
+  s.raster = Raster::along_n;
+  s.swizzle = 1;
+  return s;
+}
+
 // 16-bit operands on 2-byte boundaries (odd K, or odd C columns): cp.async copies 4, 8 or 16
 // bytes, so cuBLASLt 13 runs CUTLASS's sm75 register-staged kernels there
 // (cutlass_75_tensorop_*_s1688gemm_*_align1, traces/h200/gemm_settled.csv and
@@ -64,14 +70,8 @@ void check_alignment(const Problem& p) {
 // most (17 of 26 rows): 128 x 128 tiles of 4 warps with serial split-K (grid z, no reduction
 // kernel), mostly 4 slices; for n <= 64, 64 x 64 tiles and split-K with a reduction kernel.
 Schedule sm75_schedule(const Problem& p, const hw::GpuSpec& spec) {
-  Schedule s;
-  s.family = Family::ampere_multistage;
+  Schedule s = base(p, spec);  // ampere_multistage: the rows rule out TMA
   s.warp_specialization = WarpSpecialization::none;
-  s.a_type = p.a_type;
-  s.b_type = p.b_type;
-  s.c_type = p.c_type;
-  s.raster = Raster::along_n;
-  s.swizzle = 1;
   s.stages = 2;
   s.mma_k = 8;
   s.load_alignment = 2;
@@ -94,19 +94,6 @@ Schedule sm75_schedule(const Problem& p, const hw::GpuSpec& spec) {
   return s;
 }
 
-Schedule base(const Problem& p, const hw::GpuSpec& spec) {
-  Schedule s;
-  s.family = family_for(p, spec);
-  s.a_type = p.a_type;
-  s.b_type = p.b_type;
-  s.c_type = p.c_type;
-  s.tile.k = k_tile(p.a_type);
-  s.persistent = s.family != Family::ampere_multistage;
-  s.raster = Raster::along_n;
-  s.swizzle = 1;
-  return s;
-}
-
 // CUTLASS's raster heuristic, resolved for this problem (so the schedule shows the direction).
 Raster heuristic_raster(const Problem& p, const Schedule& s) {
   return resolve_raster(Raster::heuristic, (p.m + s.tile.m - 1) / s.tile.m, (p.n + s.tile.n - 1) / s.tile.n);
@@ -115,8 +102,8 @@ Raster heuristic_raster(const Problem& p, const Schedule& s) {
 }  // namespace
 
 int operand_alignment_bytes(const Problem& p) {
-  return std::min(byte_alignment(p.k, std::min(element_bytes(p.a_type), element_bytes(p.b_type))),
-                  byte_alignment(p.m, element_bytes(p.c_type)));
+  return std::min(row_alignment_bytes(p.k, std::min(element_bytes(p.a_type), element_bytes(p.b_type)), 16),
+                  row_alignment_bytes(p.m, element_bytes(p.c_type), 16));
 }
 
 // What torch._grouped_mm (PyTorch 2.11, CUTLASS ptr-array kernels) ran for every bf16 shape of

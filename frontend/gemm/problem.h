@@ -44,4 +44,13 @@ constexpr DType default_output_type(DType in) {
 // Bytes of one element in memory (tf32 is stored as fp32).
 constexpr double element_bytes(DType t) { return dtype_bits(t) / 8.0; }
 
+// Largest power of two, at most `cap`, that divides a row of `elements` x `bytes_per_element`
+// bytes: the alignment of a leading dimension.
+constexpr int row_alignment_bytes(std::int64_t elements, double bytes_per_element, int cap) {
+  const auto bytes = static_cast<std::int64_t>(static_cast<double>(elements) * bytes_per_element);
+  int a = cap;
+  while (a > 1 && bytes % a != 0) a /= 2;
+  return a;
+}
+
 }  // namespace tgsim::gemm

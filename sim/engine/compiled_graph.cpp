@@ -117,7 +117,9 @@ double ldg_2b_cycles(const graph::Node& n, const hw::GpuSpec& spec) {
   return c.value;
 }
 
-double cp_async_smem_cycles(const graph::Node& n, const hw::GpuSpec& spec) {
+// Shared-memory (L1) pipe time of a narrow copy: cp.async of 4 or 8 bytes per thread, or a
+// register-staged 2-byte access; by bytes otherwise.
+double narrow_access_l1_cycles(const graph::Node& n, const hw::GpuSpec& spec) {
   const double bytes = static_cast<double>(n.bytes.value);
   const double per_inst = n.access == 2   ? ldg_2b_cycles(n, spec)
                           : n.access == 4 ? spec.sm.cp_async_4b_cycles.value
@@ -191,13 +193,13 @@ CompiledTemplate compile_template(const graph::CtaTemplate& t, const hw::GpuSpec
         // charged): the pipe is busy bytes / bandwidth while the data arrives, or, for narrow
         // copies (4 or 8 bytes per thread), the measured cycles per warp instruction.
         if (src.kind == NodeKind::load && src.engine == graph::MemEngine::cp_async) {
-          c.occupancy_cycles = cp_async_smem_cycles(src, spec);
+          c.occupancy_cycles = narrow_access_l1_cycles(src, spec);
         }
         // A register-staged 2-byte ld.global (access 2) costs the L1 pipe per warp instruction,
         // taken when issued: the LSU handles instructions in order, so shared-memory work issued
         // after it (ldmatrix) waits. Its shared-memory stores are the graph's own smem node.
         if (src.engine == graph::MemEngine::plain && src.access == 2) {
-          c.occupancy_cycles = cp_async_smem_cycles(src, spec);
+          c.occupancy_cycles = narrow_access_l1_cycles(src, spec);
           c.l1_at_issue = true;
         }
         break;

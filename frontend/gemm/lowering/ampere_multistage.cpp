@@ -5,9 +5,10 @@
 // shared memory, store to global.
 // With load_alignment 2 (CUTLASS's sm75 MmaPipelined kernels, what libraries run for 2-byte
 // aligned rows): the loads of iteration g are ld.global of one 16-bit element per thread into
-// registers (plain loads, `access` 2: sm.ldg_2b_cycles of the L1 pipe per warp instruction),
-// issued after iteration g-1's tiles were stored; the warps store them to shared memory (packed
-// 16-byte st.shared, an smem node) after issuing iteration g-1's MMAs, then the barrier.
+// registers (plain loads, `access` 2: the L1 pipe's cost per warp instruction, taken at issue),
+// issued after iteration g-1's first half of fragment reads; the warps store them to shared
+// memory (an smem node) after issuing iteration g-1's MMAs. The second half of each iteration's
+// fragment reads queues behind the next iteration's loads (the LSU's order).
 #include <algorithm>
 #include <cmath>
 
@@ -39,14 +40,6 @@ std::int64_t ampere_shared_memory(const Problem& p, const Schedule& s) {
   return static_cast<std::int64_t>(s.stages * stage);
 }
 
-// The largest power of two, at most 128, dividing a row pitch in bytes (a node's `pitch_alignment`).
-int pitch_alignment(double pitch_bytes) {
-  const auto bytes = static_cast<std::int64_t>(pitch_bytes);
-  int a = 128;
-  while (a > 1 && bytes % a != 0) a /= 2;
-  return a;
-}
-
 // Registers per thread of CUTLASS 2.x tensor-op kernels grow with the warp tile's fp32
 // accumulators (warp tile m x n / 32 per thread): Nsight Compute on the H200 counts 96 for a 32 x 32
 // warp tile (cutlass_75 64x64, 4 warps), 156 for 64 x 32 (cutlass_80 128x64), 230-254 for 64 x 64
@@ -71,8 +64,8 @@ graph::CtaTemplate build_template(const Problem& p, const Schedule& s, const Pla
   const bool staged = s.load_alignment == 2;  // register-staged 16-bit loads (sm75 kernels)
   // Row pitches in bytes, as the largest power of two (at most 128) dividing them: A and B rows
   // hold k elements (the library's TN view), C's columns m.
-  const int ab_pitch = pitch_alignment(static_cast<double>(p.k) * element_bytes(p.a_type));
-  const int c_pitch = pitch_alignment(static_cast<double>(p.m) * element_bytes(p.c_type));
+  const int ab_pitch = row_alignment_bytes(p.k, element_bytes(p.a_type), 128);
+  const int c_pitch = row_alignment_bytes(p.m, element_bytes(p.c_type), 128);
   const double a_bytes = s.tile.m * s.tile.k * element_bytes(p.a_type);
   const double b_bytes = s.tile.n * s.tile.k * element_bytes(p.b_type);
   // ldmatrix traffic: every warp reads its A rows and B columns of the stage.
