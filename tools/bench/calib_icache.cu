@@ -21,7 +21,13 @@
 // capacity: where the fast instruction cache ends: one stream of 24-56 KiB and two diverged
 // streams of 12-28 KiB each (24-56 KiB together), warm, 4 re-runs.
 //
-// Usage: calib_icache [calibration_icache.csv] [pair|capacity]   (only those rows)
+// latency: whether a miss costs a warp that is itself latency-bound. The body is CHAINS dependent
+// FFMA chains (1: each instruction waits ~4 cycles for the one before, so a cached warp issues at
+// ~4 cycles per instruction and a fetch path of ~2.1 would keep up); one CTA per SM of 4 warps
+// (one per sub-partition) or 8 (two per sub-partition, warps 4-7 on a different body), bodies of
+// 8 KiB (cached) and 64 KiB (1 stream) / 32 KiB each (2 streams), warm, 4 re-runs.
+//
+// Usage: calib_icache [calibration_icache.csv] [pair|capacity|latency]   (only those rows)
 #include <string>
 
 #include "common.h"
@@ -77,6 +83,56 @@ __global__ void __launch_bounds__(256) pair_kernel(int reps, long long* cycles, 
   const long long t1 = clock64();
   if (threadIdx.x % 32 == 0) cycles[blockIdx.x * 8 + warp] = t1 - t0;
   const float e = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
+  if (e == 12345.f) sink[threadIdx.x % 128] = e;
+}
+
+// CHAINS dependent FFMA chains, 8 instructions per step, round robin over the chains.
+template <int STEPS, int CHAINS>
+__device__ __forceinline__ void chain_body(float& a0, float& a1, float& a2, float& a3, float m, float c) {
+#pragma unroll
+  for (int i = 0; i < STEPS; ++i) {
+    if constexpr (CHAINS == 1) {
+      asm volatile(
+          "fma.rn.f32 %0, %0, %2, %1;\n\tfma.rn.f32 %0, %0, %2, %1;\n\tfma.rn.f32 %0, %0, %2, %1;\n\t"
+          "fma.rn.f32 %0, %0, %2, %1;\n\tfma.rn.f32 %0, %0, %2, %1;\n\tfma.rn.f32 %0, %0, %2, %1;\n\t"
+          "fma.rn.f32 %0, %0, %2, %1;\n\tfma.rn.f32 %0, %0, %2, %1;"
+          : "+f"(a0)
+          : "f"(m), "f"(c));
+    } else if constexpr (CHAINS == 2) {
+      asm volatile(
+          "fma.rn.f32 %0, %0, %3, %2;\n\tfma.rn.f32 %1, %1, %3, %2;\n\tfma.rn.f32 %0, %0, %3, %2;\n\t"
+          "fma.rn.f32 %1, %1, %3, %2;\n\tfma.rn.f32 %0, %0, %3, %2;\n\tfma.rn.f32 %1, %1, %3, %2;\n\t"
+          "fma.rn.f32 %0, %0, %3, %2;\n\tfma.rn.f32 %1, %1, %3, %2;"
+          : "+f"(a0), "+f"(a1)
+          : "f"(m), "f"(c));
+    } else {
+      asm volatile(
+          "fma.rn.f32 %0, %0, %5, %4;\n\tfma.rn.f32 %1, %1, %5, %4;\n\tfma.rn.f32 %2, %2, %5, %4;\n\t"
+          "fma.rn.f32 %3, %3, %5, %4;\n\tfma.rn.f32 %0, %0, %5, %4;\n\tfma.rn.f32 %1, %1, %5, %4;\n\t"
+          "fma.rn.f32 %2, %2, %5, %4;\n\tfma.rn.f32 %3, %3, %5, %4;"
+          : "+f"(a0), "+f"(a1), "+f"(a2), "+f"(a3)
+          : "f"(m), "f"(c));
+    }
+  }
+}
+
+// One CTA per SM of `blockDim.x` / 32 warps; with 8 warps, warps 4-7 run the body at other code
+// addresses (multiplier and addend swapped).
+template <int STEPS, int CHAINS>
+__global__ void __launch_bounds__(256) latency_kernel(int reps, long long* cycles, float* sink) {
+  float a0 = threadIdx.x * 1e-3f, a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3;
+  const float m = 0.9999f, c = 0.0001f;
+  const int warp = threadIdx.x / 32;
+  __syncthreads();
+  const long long t0 = clock64();
+  if (warp >= 4) {
+    for (int r = 0; r < reps; ++r) chain_body<STEPS, CHAINS>(a0, a1, a2, a3, c, m);
+  } else {
+    for (int r = 0; r < reps; ++r) chain_body<STEPS, CHAINS>(a0, a1, a2, a3, m, c);
+  }
+  const long long t1 = clock64();
+  if (threadIdx.x % 32 == 0) cycles[blockIdx.x * 8 + warp] = t1 - t0;
+  const float e = a0 + a1 + a2 + a3;
   if (e == 12345.f) sink[threadIdx.x % 128] = e;
 }
 
@@ -177,6 +233,49 @@ void run_pair(Ctx& c, int reps) {
   c.csv->row(q, median(per) / insts, "cycles/instruction", m, 3);
 }
 
+template <int STEPS, int CHAINS>
+void run_latency(Ctx& c, int warps) {
+  auto k = latency_kernel<STEPS, CHAINS>;
+  const int smem = 150 * 1024;  // one CTA per SM
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  const int reps = 4;
+  std::vector<double> per;
+  std::vector<long long> cyc(8 * c.sms, 0);
+  for (int rep = 0; rep < 6; ++rep) {
+    k<<<c.sms, 32 * warps, smem>>>(reps, c.d_cyc, c.d_sink);
+    CKLAUNCH();
+    CK(cudaDeviceSynchronize());
+    if (rep == 0) continue;
+    CK(cudaMemcpy(cyc.data(), c.d_cyc, cyc.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+    std::vector<double> v;
+    for (int b = 0; b < c.sms; ++b) {
+      for (int w = 0; w < warps; ++w) v.push_back(static_cast<double>(cyc[static_cast<size_t>(b * 8 + w)]));
+    }
+    per.push_back(median(v));
+  }
+  const double insts = 8.0 * STEPS * reps;
+  const double kib = STEPS * 8 * 16 / 1024.0;
+  char q[128], m[700];
+  std::snprintf(q, sizeof q, "icache_latency_%gKiB_chains%d_w%d", kib, CHAINS, warps);
+  std::snprintf(m, sizeof m,
+                "one CTA of %d warps per SM on %d SMs (%s), each warp running a straight-line body of %g KiB "
+                "(%d FFMA in %d dependent chain(s)) %d times; cycles per instruction = median over warps of clock64 "
+                "cycles / %g instructions; the kernel ran just before (warm); median of 5 launches after a warm-up "
+                "(tools/bench/calib_icache.cu latency)",
+                warps, c.sms,
+                warps > 4 ? "two warps per sub-partition, warps 4-7 on a different body" : "one warp per sub-partition",
+                kib, 8 * STEPS, CHAINS, reps, insts);
+  c.csv->row(q, median(per) / insts, "cycles/instruction", m, 3);
+}
+
+template <int CHAINS>
+void latencies(Ctx& c) {
+  run_latency<64, CHAINS>(c, 4);   //  8 KiB, cached
+  run_latency<512, CHAINS>(c, 4);  // 64 KiB, one stream per sub-partition
+  run_latency<64, CHAINS>(c, 8);   //  2 x 8 KiB, cached
+  run_latency<256, CHAINS>(c, 8);  //  2 x 32 KiB
+}
+
 template <int STEPS>
 void pairs(Ctx& c) {
   for (int reps : {1, 4}) {
@@ -221,6 +320,13 @@ int main(int argc, char** argv) {
     run_pair<160, true>(c, 4);                  // 2 x 20 KiB
     run_pair<192, true>(c, 4);                  // 2 x 24 KiB
     run_pair<224, true>(c, 4);                  // 2 x 28 KiB
+    std::printf("calib_icache done\n");
+    return 0;
+  }
+  if (argc > 2 && std::string(argv[2]) == "latency") {
+    latencies<1>(c);
+    latencies<2>(c);
+    latencies<4>(c);
     std::printf("calib_icache done\n");
     return 0;
   }
