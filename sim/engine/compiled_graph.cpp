@@ -82,9 +82,13 @@ void compile_compute(CompiledNode& c, const graph::Node& n, const graph::Role& r
       // Warps beyond the role's count (threads > role size) are spread the same way.
       const int warps_per_sp = std::max(most, (warps + sps - 1) / sps);
       c.sub_partitions = mask;
-      if (n.pipe == graph::SimtPipe::fetch) {  // the warps' instruction fetch, not their execution
+      if (n.pipe == graph::SimtPipe::fetch) {
+        // The fetch of code outside the fast instruction cache: each warp instruction costs its
+        // sub-partition instruction_fetch_cycles where a cached one costs the one issue cycle its
+        // own node already charges, so the fetch node holds the issue (SIMT) timeline for the
+        // difference (docs/model.md).
         c.pipe = Pipe::fetch;
-        c.occupancy_cycles = warps_per_sp * n.ops * spec.sm.instruction_fetch_cycles.value;
+        c.occupancy_cycles = warps_per_sp * n.ops * std::max(0.0, spec.sm.instruction_fetch_cycles.value - 1.0);
         c.latency_cycles = n.cycles.value;
         break;
       }

@@ -16,6 +16,8 @@ namespace tgsim::engine {
 // Which SM resource a node occupies.
 // simt: the FP32/INT pipes; sfu: the special-function unit (MUFU: exp2, rcp), which issues
 // beside them (a softmax's exponentials overlap its FMAs).
+// fetch: instruction fetch of code outside the fast instruction cache; it takes the issue slots
+// of the SIMT timeline (reported apart, as "instruction fetch").
 // remote: an NVLink transfer to or from a peer GPU (remote_put/remote_get; sim/engine/remote.cpp).
 enum class Pipe : std::uint8_t { none, tensor, simt, sfu, fetch, smem, memory, sync, remote };
 

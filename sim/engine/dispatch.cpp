@@ -70,8 +70,7 @@ void Simulator::dispatch_compute(CtaRun& c, std::int32_t node, TimePoint now) {
     // The node waits for every sub-partition it uses, then holds them all.
     auto& free_at = n.pipe == Pipe::tensor ? sm.tensor_free
                     : n.pipe == Pipe::sfu  ? sm.sfu_free
-                    : n.pipe == Pipe::fetch ? sm.fetch_free
-                                            : sm.simt_free;
+                                            : sm.simt_free;  // simt, and fetch: its issue slots
     for (unsigned m = n.sub_partitions; m != 0; m &= m - 1) {
       const auto i = static_cast<std::size_t>(std::countr_zero(m));
       start = std::max(start, free_at[i]);

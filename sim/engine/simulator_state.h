@@ -32,7 +32,6 @@ struct Simulator::Sm {
   std::array<TimePoint, kMaxSubPartitions> tensor_free{};
   std::array<TimePoint, kMaxSubPartitions> simt_free{};
   std::array<TimePoint, kMaxSubPartitions> sfu_free{};
-  std::array<TimePoint, kMaxSubPartitions> fetch_free{};  // instruction fetch (Pipe::fetch)
   // The latest run of back-to-back wgmma reservations on each sub-partition's tensor core.
   std::array<TimePoint, kMaxSubPartitions> wgmma_from{};
   std::array<TimePoint, kMaxSubPartitions> wgmma_until{};

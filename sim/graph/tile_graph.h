@@ -43,7 +43,8 @@ enum class MemEngine {
 using TensorInst = tgsim::TensorInst;
 
 // fetch: instruction fetch of code outside the SM's fast instruction cache (`ops` = instructions
-// per thread; one warp instruction takes sm.instruction_fetch_cycles of its sub-partition's path).
+// per thread); each warp instruction holds its sub-partition's issue timeline for
+// sm.instruction_fetch_cycles - 1 beyond the issue cycle its own node charges.
 // uniform: uniform-datapath instructions: one issue slot per warp instruction on the SIMT
 // timeline, not slowed by a running wgmma (simt.rate_during_wgmma).
 enum class SimtPipe { fp32, int32, sfu, fetch, uniform };

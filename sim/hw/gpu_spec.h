@@ -82,8 +82,9 @@ struct SmSpec {
   // 32 or 64). Default: ldg_2b_cycles.
   Cycles ldg_2b_aligned_pitch_cycles;
   Cycles ldg_2b_pitch16_cycles;
-  // Cycles per warp instruction of a sub-partition's instruction fetch for code outside the SM's
-  // fast instruction cache (tile-graph simt nodes on the `fetch` pipe); 0: not modelled.
+  // Cycles of its sub-partition per warp instruction of code outside the SM's fast instruction
+  // cache, issue included (tile-graph simt nodes on the `fetch` pipe hold the issue timeline for
+  // this minus the one issue cycle the instruction's own node charges); 0: not modelled.
   Cycles instruction_fetch_cycles;
   bool operator==(const SmSpec&) const = default;
 };
