@@ -206,6 +206,9 @@ CompiledTemplate compile_template(const graph::CtaTemplate& t, const hw::GpuSpec
           c.occupancy_cycles = narrow_access_l1_cycles(src, spec);
           c.l1_at_issue = true;
         }
+        if (src.kind == NodeKind::load && src.engine == graph::MemEngine::tma) {
+          c.pitch_class = src.pitch_alignment == 16 ? 1 : src.pitch_alignment == 32 ? 2 : 0;
+        }
         break;
       case NodeKind::remote_put:
       case NodeKind::remote_get:

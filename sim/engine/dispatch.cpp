@@ -170,10 +170,12 @@ void Simulator::start_transfer(CtaRun& c, std::int32_t node, TimePoint now) {
   if (n.multicast > 1 && !is_store) {
     sm.read_port_held_until = now + Duration{static_cast<std::int64_t>(std::llround(static_cast<double>(n.bytes) * port_ps_per_byte_))};
   }
-  const FlowNetwork::RouteId route = combined          ? sm.route_combined
-                                     : n.tile.zero_fill ? sm.route_zero_fill
-                                     : via_hbm          ? sm.route_miss
-                                                        : sm.route_hit;
+  const FlowNetwork::RouteId route = combined                                     ? sm.route_combined
+                                     : n.tile.zero_fill                            ? sm.route_zero_fill
+                                     : via_hbm                                     ? sm.route_miss
+                                     : n.pitch_class == 1 && sm.route_hit_pitch16 >= 0 ? sm.route_hit_pitch16
+                                     : n.pitch_class == 2 && sm.route_hit_pitch32 >= 0 ? sm.route_hit_pitch32
+                                                                                   : sm.route_hit;
   flows_.start(route, Bytes{n.fetch_bytes}, now, token(slot_of(c), node, hit));
 }
 

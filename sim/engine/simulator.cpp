@@ -50,6 +50,9 @@ void Simulator::build_machine() {
     }
     const FlowNetwork::LinkId writeback[] = {hbm_link_.back()};  // L2 evicting dirty lines to HBM (only)
     writeback_route_.push_back(flows_.add_route(writeback));
+    if (spec_.l2.pitch16_bandwidth.value > 0) {
+      pitch16_link_.push_back(flows_.add_link(fmt::format("gpu{}.l2_pitch16", g), spec_.l2.pitch16_bandwidth));
+    }
     // Reads served by their GPC's recent fetch (l2.gpc_combine_*) cross only the SM's port.
     if (spec_.l2.gpc_combine_window.count() > 0) {
       combine_link_.push_back(flows_.add_link(fmt::format("gpu{}.gpc_combined", g), BytesPerSecond{1e18}));
@@ -72,6 +75,19 @@ void Simulator::build_machine() {
       port_ps_per_byte_ = 1e12 / port.value;
       const FlowNetwork::LinkId hit[] = {l2_link_.back()};
       sm.route_hit = flows_.add_route(hit, port);
+      if (spec_.sm.l2_bandwidth_per_sm_pitch16.value > 0) {
+        const BytesPerSecond cap{std::min(spec_.sm.l2_bandwidth_per_sm_pitch16.value, spec_.sm.l2_bandwidth_per_sm.value) * boost};
+        if (pitch16_link_.empty()) {
+          sm.route_hit_pitch16 = flows_.add_route(hit, cap);
+        } else {
+          const FlowNetwork::LinkId slow[] = {l2_link_.back(), pitch16_link_.back()};
+          sm.route_hit_pitch16 = flows_.add_route(slow, cap);
+        }
+      }
+      if (spec_.sm.l2_bandwidth_per_sm_pitch32.value > 0) {
+        const BytesPerSecond cap{std::min(spec_.sm.l2_bandwidth_per_sm_pitch32.value, spec_.sm.l2_bandwidth_per_sm.value) * boost};
+        sm.route_hit_pitch32 = flows_.add_route(hit, cap);
+      }
       if (miss_link_.empty()) {
         const FlowNetwork::LinkId miss[] = {l2_link_.back(), hbm_link_.back()};
         sm.route_miss = flows_.add_route(miss, port);

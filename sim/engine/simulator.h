@@ -124,6 +124,7 @@ class Simulator {
   std::vector<int> chosen_sms_;                 // scratch
   std::vector<FlowNetwork::LinkId> l2_link_, hbm_link_;  // per GPU
   std::vector<FlowNetwork::LinkId> miss_link_;            // per GPU, where l2.miss_bandwidth is set
+  std::vector<FlowNetwork::LinkId> pitch16_link_;         // per GPU, where l2.pitch16_bandwidth is set
   std::vector<FlowNetwork::LinkId> combine_link_;         // per GPU, with l2.gpc_combine_window
   std::vector<FlowNetwork::RouteId> writeback_route_;     // per GPU
   // Last L2 fetch of each tile per GPC, keyed by the tile with gpu = gpu x GPCs + gpc (combining on).

@@ -56,6 +56,10 @@ struct Simulator::Sm {
   // port's rate after the load started.
   TimePoint read_port_held_until{0};
   FlowNetwork::RouteId route_hit = -1;
+  // L2 hits of TMA loads whose rows are only 16 / 32 bytes aligned (CompiledNode::pitch_class):
+  // the slower per-SM ports and, for 16, the L2's own limit on them; -1: as route_hit.
+  FlowNetwork::RouteId route_hit_pitch16 = -1;
+  FlowNetwork::RouteId route_hit_pitch32 = -1;
   FlowNetwork::RouteId route_miss = -1;
   // A zero-filled TMA box (TileRef::zero_fill) with l2.miss_bandwidth set: the L2 and its miss path,
   // not HBM. Without it zero-filled boxes take route_miss.

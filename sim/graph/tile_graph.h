@@ -93,9 +93,11 @@ struct Node {
   int multicast = 1;  // TMA multicast: the tile is fetched once for this many CTAs of the cluster
   int access = 16;    // cp.async loads: bytes each thread copies per instruction (4, 8 or 16);
                       // 2: a register-staged ld.global of one 16-bit element per thread (plain loads)
-  // Access-2 loads and stores: the largest power of two (at most 128) dividing the row pitch in
-  // bytes; 0 = not known. Rows 128-byte (16-byte) aligned cost the L1 more per instruction than
-  // odd ones (sm.ldg_2b_aligned_pitch_cycles, sm.ldg_2b_pitch16_cycles).
+  // Access-2 loads and stores, and TMA loads: the largest power of two (at most 128) dividing the
+  // row pitch in bytes; 0 = not known. Access 2: rows 128-byte (16-byte) aligned cost the L1 more
+  // per instruction than odd ones (sm.ldg_2b_aligned_pitch_cycles, sm.ldg_2b_pitch16_cycles).
+  // TMA (16 or more): rows only 16 or 32 bytes aligned come from L2 more slowly
+  // (sm.l2_bandwidth_per_sm_pitch16/32, l2.pitch16_bandwidth).
   int pitch_alignment = 0;
   int peer = 1;       // remote ops: target GPU = (own GPU + peer) mod GPUs in the system
 

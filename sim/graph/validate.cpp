@@ -74,7 +74,10 @@ void check_memory_node(const Checker& c, const Node& n, const NodeContext& ctx, 
   const int pa = n.pitch_alignment;
   c.check(pa == 0 || (pa >= 2 && pa <= 128 && (pa & (pa - 1)) == 0), at,
           fmt::format("pitch_alignment must be 0 or a power of two from 2 to 128 (bytes), got {}", pa));
-  c.check(pa == 0 || n.access == 2, at, "\"pitch_alignment\" is for access-2 loads and stores only");
+  c.check(pa == 0 || n.access == 2 || (n.kind == NodeKind::load && n.engine == MemEngine::tma), at,
+          "\"pitch_alignment\" is for access-2 loads and stores and for TMA loads only");
+  c.check(pa == 0 || pa >= 16 || n.engine != MemEngine::tma, at,
+          fmt::format("a TMA load's rows are at least 16-byte aligned (the tensor map's strides): pitch_alignment {}", pa));
   if (n.access == 2) c.check((n.kind == NodeKind::load || n.kind == NodeKind::store) && n.engine == MemEngine::plain, at, "access 2 needs a plain load or store");
   else if (n.access != 16) c.check(n.kind == NodeKind::load && n.engine == MemEngine::cp_async, at, "access needs a cp_async load");
   if (n.multicast > 1) {

@@ -68,6 +68,11 @@ struct SmSpec {
   Bytes reserved_shared_memory_per_cta;  // system use per resident CTA (1 KiB on sm80+)
   BytesPerCycle shared_memory_bandwidth;  // per SM
   BytesPerCycle l2_bandwidth_per_sm;      // SM <-> L2 port, per SM (limits one SM's loads)
+  // The same port for TMA loads that hit L2 and whose rows are only 16 (32) bytes aligned (a row
+  // pitch that is not a multiple of 32 (64) bytes: tile-graph `pitch_alignment` 16 (32)): most of
+  // their 128-byte box rows straddle two lines. 0: not modelled (the aligned port).
+  BytesPerCycle l2_bandwidth_per_sm_pitch16{0};
+  BytesPerCycle l2_bandwidth_per_sm_pitch32{0};
   // Shared-memory pipe cycles of one warp's cp.async of 4 (8) bytes per thread into a tile laid out
   // for 16-byte vectors (the 128-byte XOR swizzle): bank conflicts make it cost more than its bytes
   // / shared_memory_bandwidth. Zero: charged by bytes like 16-byte copies.
@@ -156,6 +161,9 @@ struct L2Spec {
   // outside its tensor, TileRef::zero_fill, which reads no HBM) shares. Zero (the default): not
   // modelled, and zero-filled boxes are streamed like misses. Optional in JSON (l2.miss_bandwidth).
   BytesPerSecond miss_bandwidth{0};
+  // What the L2 serves in all of the TMA reads whose rows are only 16 bytes aligned (see
+  // SmSpec::l2_bandwidth_per_sm_pitch16), besides its own bandwidth. Zero: not modelled.
+  BytesPerSecond pitch16_bandwidth{0};
   bool operator==(const L2Spec&) const = default;
 };
 

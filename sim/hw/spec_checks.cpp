@@ -103,6 +103,8 @@ void check_sm(const SmSpec& s, const ReadContext& ctx) {
   require_non_negative(ctx, "/sm/ldg_2b_aligned_pitch_cycles", s.ldg_2b_aligned_pitch_cycles.value);
   require_non_negative(ctx, "/sm/ldg_2b_pitch16_cycles", s.ldg_2b_pitch16_cycles.value);
   require_non_negative(ctx, "/sm/instruction_fetch_cycles", s.instruction_fetch_cycles.value);
+  require_non_negative(ctx, "/sm/l2_bandwidth_per_sm_pitch16", s.l2_bandwidth_per_sm_pitch16.value);
+  require_non_negative(ctx, "/sm/l2_bandwidth_per_sm_pitch32", s.l2_bandwidth_per_sm_pitch32.value);
 }
 
 void check_gpc(const GpuSpec& spec, const ReadContext& ctx) {
@@ -180,6 +182,7 @@ void check_memory(const GpuSpec& spec, const ReadContext& ctx) {
   require_non_negative(ctx, "/l2/gpc_combine_window", static_cast<double>(l2.gpc_combine_window.count()));
   require_fraction(ctx, "/l2/gpc_combine_fraction", l2.gpc_combine_fraction);
   require_non_negative(ctx, "/l2/miss_bandwidth", l2.miss_bandwidth.value);
+  require_non_negative(ctx, "/l2/pitch16_bandwidth", l2.pitch16_bandwidth.value);
 
   const HbmSpec& hbm = spec.hbm;
   require_positive(ctx, "/hbm/capacity", static_cast<double>(hbm.capacity.value));

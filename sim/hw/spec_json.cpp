@@ -55,6 +55,12 @@ SmSpec read_sm(const ObjectReader& r) {
   s.ldg_2b_aligned_pitch_cycles = r.has("ldg_2b_aligned_pitch_cycles") ? r.cycles("ldg_2b_aligned_pitch_cycles") : s.ldg_2b_cycles;
   s.ldg_2b_pitch16_cycles = r.has("ldg_2b_pitch16_cycles") ? r.cycles("ldg_2b_pitch16_cycles") : s.ldg_2b_cycles;
   if (r.has("instruction_fetch_cycles")) s.instruction_fetch_cycles = r.cycles("instruction_fetch_cycles");
+  if (r.has("l2_bandwidth_per_sm_pitch16")) {
+    s.l2_bandwidth_per_sm_pitch16 = BytesPerCycle{r.bytes_per_cycle("l2_bandwidth_per_sm_pitch16")};
+  }
+  if (r.has("l2_bandwidth_per_sm_pitch32")) {
+    s.l2_bandwidth_per_sm_pitch32 = BytesPerCycle{r.bytes_per_cycle("l2_bandwidth_per_sm_pitch32")};
+  }
   return s;
 }
 
@@ -129,6 +135,7 @@ L2Spec read_l2(const ObjectReader& r) {
   if (r.has("gpc_combine_window")) l.gpc_combine_window = r.duration("gpc_combine_window");
   if (r.has("gpc_combine_fraction")) l.gpc_combine_fraction = r.number("gpc_combine_fraction");
   if (r.has("miss_bandwidth")) l.miss_bandwidth = r.bandwidth("miss_bandwidth");
+  if (r.has("pitch16_bandwidth")) l.pitch16_bandwidth = r.bandwidth("pitch16_bandwidth");
   return l;
 }
 
@@ -175,12 +182,13 @@ GpuSpec read_document(const nlohmann::json& doc, ReadContext& ctx) {
   spec.sm = read_sm(top.section(
       "sm", {"count", "sub_partitions", "max_threads", "max_warps", "max_ctas", "registers", "register_alloc_unit",
              "shared_memory", "shared_memory_per_cta", "reserved_shared_memory_per_cta", "shared_memory_bandwidth",
-             "l2_bandwidth_per_sm", "cp_async_4b_cycles", "cp_async_8b_cycles", "ldg_2b_cycles", "ldg_2b_aligned_pitch_cycles", "ldg_2b_pitch16_cycles", "instruction_fetch_cycles"}));
+             "l2_bandwidth_per_sm", "cp_async_4b_cycles", "cp_async_8b_cycles", "ldg_2b_cycles", "ldg_2b_aligned_pitch_cycles", "ldg_2b_pitch16_cycles", "instruction_fetch_cycles",
+             "l2_bandwidth_per_sm_pitch16", "l2_bandwidth_per_sm_pitch32"}));
   spec.gpc = read_gpc(top.section("gpc", {"count", "sms_per_gpc", "max_cluster_size"}));
   spec.tensor = read_tensor(top.section("tensor", {"flops_per_cycle", "latency", "mma_sync_latency", "mma_sync_k8_fraction", "wgmma_overhead", "ws_k_step_floor"}));
   spec.simt = read_simt(top.section("simt", {"fp32_lanes", "int_lanes", "sfu_lanes", "latency", "shuffle_latency", "rate_during_wgmma"}));
   spec.l2 = read_l2(top.section("l2", {"capacity", "bandwidth", "hit_latency", "far_hit_latency", "partitions", "flush_dirty_fraction",
-                                              "gpc_combine_window", "gpc_combine_fraction", "miss_bandwidth"}));
+                                              "gpc_combine_window", "gpc_combine_fraction", "miss_bandwidth", "pitch16_bandwidth"}));
   spec.hbm = read_hbm(top.section("hbm", {"capacity", "bandwidth", "efficiency", "latency"}));
   // The TMA arrived with sm90: required from there on, optional (and normally absent) before.
   if (top.has("tma") || spec.compute_capability >= 90) {

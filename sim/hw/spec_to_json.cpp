@@ -87,6 +87,12 @@ nlohmann::json to_json(const GpuSpec& s) {
   w.set("sm", "reserved_shared_memory_per_cta", format_bytes(s.sm.reserved_shared_memory_per_cta));
   w.set("sm", "shared_memory_bandwidth", format_bytes_per_cycle(s.sm.shared_memory_bandwidth.value));
   w.set("sm", "l2_bandwidth_per_sm", format_bytes_per_cycle(s.sm.l2_bandwidth_per_sm.value));
+  if (s.sm.l2_bandwidth_per_sm_pitch16.value > 0) {
+    w.set("sm", "l2_bandwidth_per_sm_pitch16", format_bytes_per_cycle(s.sm.l2_bandwidth_per_sm_pitch16.value));
+  }
+  if (s.sm.l2_bandwidth_per_sm_pitch32.value > 0) {
+    w.set("sm", "l2_bandwidth_per_sm_pitch32", format_bytes_per_cycle(s.sm.l2_bandwidth_per_sm_pitch32.value));
+  }
   if (s.sm.cp_async_4b_cycles.value != 0) w.set("sm", "cp_async_4b_cycles", format_cycles(s.sm.cp_async_4b_cycles));
   if (s.sm.cp_async_8b_cycles.value != 0) w.set("sm", "cp_async_8b_cycles", format_cycles(s.sm.cp_async_8b_cycles));
   if (s.sm.ldg_2b_cycles.value != 0) w.set("sm", "ldg_2b_cycles", format_cycles(s.sm.ldg_2b_cycles));
@@ -121,6 +127,7 @@ nlohmann::json to_json(const GpuSpec& s) {
     w.set("l2", "gpc_combine_fraction", s.l2.gpc_combine_fraction);
   }
   if (s.l2.miss_bandwidth.value > 0) w.set("l2", "miss_bandwidth", format_bandwidth(s.l2.miss_bandwidth));
+  if (s.l2.pitch16_bandwidth.value > 0) w.set("l2", "pitch16_bandwidth", format_bandwidth(s.l2.pitch16_bandwidth));
 
   w.set("hbm", "capacity", format_bytes(s.hbm.capacity));
   w.set("hbm", "bandwidth", format_bandwidth(s.hbm.bandwidth));

@@ -49,6 +49,12 @@
 //           from HBM while the others load zero-filled boxes beside them, as in such a grouped
 //           GEMM; the in-range CTAs' end (median) against tiled_oobmixref_k (the k CTAs alone)
 //           tells whether zero-filled boxes take a share of the HBM bandwidth.
+//   pitch_hbm_P / pitch_l2_P  the tiled stream over a matrix of row pitch P bytes (P = 8192, and
+//           8000 / 8064 (64 bytes past a 128-byte line), 8032 / 8096 (96, 32), 8016 / 8048 / 8080 /
+//           8176 (16, 48, 80, 112), as the operands of a GEMM whose K is 1000, 3000 or 5000
+//           elements): most box rows straddle two 128-byte lines. hbm: each CTA its own panels, 8 MiB per CTA;
+//           l2: CTA c reads the panels of group c % 4 (4 x 8 MiB in all, inside the 60 MiB L2, shared
+//           as a GEMM's CTAs share operand tiles), so all but the first reads hit L2.
 //   Request sizes beyond the GEMM boxes: 2 and 4 KiB (16/32-row boxes, and 1D), 64 and
 //   128 KiB (1D only; box_rows column = bytes/128).
 // All other variants move 8 MiB per CTA (4 MiB with 2 CTAs/SM). One CTA per SM is forced
@@ -97,6 +103,7 @@ struct Params {
   int box_rows;
   int box_bytes;
   int tiles_per_panel;        // K tiles along one panel (tiled)
+  int row_groups;             // tiled: > 0: CTA c reads the panels of CTA c % row_groups (shared)
   int panels_per_cta;
   int smem_bytes;             // dynamic smem size (for the poison fill)
   int wrap_tiles;             // contiguous variant: > 0 re-reads the region every wrap_tiles requests
@@ -181,7 +188,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1) tma_stream_kernel(const __grid
         int s = 0;
         uint32_t ph = 1;
         const int cols = p.tiles_per_panel * 64, kstep = 64 * P;
-        int k = 64 * w, row = cta * p.panels_per_cta * p.box_rows;
+        int k = 64 * w, row = (p.row_groups > 0 ? cta % p.row_groups : cta) * p.panels_per_cta * p.box_rows;
         const long long base = (long long)(p.region_groups > 0 ? cta % p.region_groups : cta) * p.region_bytes;
         const unsigned char* src = p.src + base + w * box;
         const long long src_step = P * box;
@@ -251,6 +258,7 @@ struct Config {
                                // box beyond them lies wholly outside the tensor (TMA zero-fills it)
   int region_groups = 0;       // contig with wrap_bytes: > 0 CTAs c and c + G read the same region
   int in_range_ctas = 0;       // tiled: > 0: the tensor map holds only CTAs 0 .. this - 1's panels
+  int row_groups = 0;          // tiled: > 0: CTA c reads CTA (c % row_groups)'s panels (L2-resident reuse)
 };
 
 struct Result {
@@ -299,6 +307,7 @@ bool setup(Ctx& c, const Config& cf, Params& p, int& smem, const CUtensorMap*& t
   p.box_bytes = (int)box_bytes;
   p.n_tiles = (int)(cf.per_cta_bytes / box_bytes);
   p.tiles_per_panel = cf.pitch / 128;
+  p.row_groups = cf.row_groups;
   p.panels_per_cta = (p.n_tiles + p.tiles_per_panel - 1) / p.tiles_per_panel;
   p.region_bytes = (long long)p.panels_per_cta * cf.box_rows * cf.pitch;  // whole panels: contiguous
   if (!cf.tiled) p.region_bytes = (long long)p.n_tiles * box_bytes;       // (the same for 8 MiB per CTA)
@@ -308,7 +317,8 @@ bool setup(Ctx& c, const Config& cf, Params& p, int& smem, const CUtensorMap*& t
     p.region_bytes = cf.wrap_bytes;
     p.region_groups = cf.region_groups;
   }
-  if ((long long)cf.ctas * p.region_bytes > (long long)c.mat_bytes) {
+  const int owners = cf.row_groups > 0 ? std::min(cf.ctas, cf.row_groups) : cf.ctas;
+  if ((long long)owners * p.region_bytes > (long long)c.mat_bytes) {
     std::fprintf(stderr, "config %s ctas %d: %lld B per CTA region exceeds the matrix\n", cf.variant.c_str(), cf.ctas,
                  p.region_bytes);
     return false;
@@ -427,7 +437,7 @@ long long check(Ctx& c, const Config& cf) {
       if (it >= p.n_tiles || (slot == 1 && it == 0) || (slot == 2 && (it == 0 || it == p.stages))) continue;
       const unsigned char* d = dump.data() + ((size_t)w * kDumpSlots + slot) * p.box_bytes;
       if (cf.tiled) {
-        const int panel = cta * p.panels_per_cta + it / p.tiles_per_panel;
+        const int panel = (p.row_groups > 0 ? cta % p.row_groups : cta) * p.panels_per_cta + it / p.tiles_per_panel;
         const int k = it % p.tiles_per_panel;
         const unsigned char* src = c.mat + (size_t)panel * cf.box_rows * cf.pitch + (size_t)k * 128;
         CK(cudaMemcpy2D(ref.data(), 128, src, cf.pitch, 128, cf.box_rows, cudaMemcpyDeviceToHost));
@@ -518,6 +528,12 @@ int main(int argc, char** argv) {
   bad += check(c, {"contig_p4", false, nsm, 16, 64, P16, true, 1 * MiB, ONE, 1, 0, 4});
   bad += check(c, {"tiled_divloop", true, nsm, 4, 64, P16, true, 1 * MiB, ONE, 1, 0, 1, true});
   bad += check(c, {"contig_l2", false, nsm, 8, 64, P16, true, 1 * MiB, ONE, 1, 0, 1, false, 0, 128 * 1024});
+  bad += check(c, {"pitch_hbm_8016", true, nsm, 4, 64, 8016, true, 1 * MiB, ONE, 1});
+  {
+    Config l2{"pitch_l2_8080", true, nsm, 4, 128, 8080, true, 1 * MiB, ONE, 1};
+    l2.row_groups = 4;
+    bad += check(c, l2);
+  }
   std::printf("correctness: %s\n", bad == 0 ? "all checks PASS" : "SOME CHECKS FAILED");
 
   std::vector<Config> cfgs;
@@ -647,6 +663,23 @@ int main(int argc, char** argv) {
                       0, 0, 0, k});
       cfgs.push_back({"tiled_oobmixref_" + std::to_string(k), true, k, st, 128, P16, true, 8 * MiB, ONE, 1});
     }
+  // row pitches that are not a multiple of 128 bytes (GEMM operands with K = 1000, 3000, 5000),
+  // from HBM (each CTA its own panels) and L2-resident (4 groups of CTAs sharing 8 MiB each)
+  for (int P : {8192, 8000, 8064, 8032, 8096, 8016, 8048, 8080, 8176})
+    for (int R : {64, 128})
+      for (int st : {4, 8}) {
+        cfgs.push_back({"pitch_hbm_" + std::to_string(P), true, nsm, st, R, P, true, 8 * MiB, ONE, 1});
+        Config l2{"pitch_l2_" + std::to_string(P), true, nsm, st, R, P, true, 8 * MiB, ONE, 1};
+        l2.row_groups = 4;
+        cfgs.push_back(l2);
+      }
+  // fewer SMs reading: is the misaligned ceiling the SM's or the L2's?
+  for (int P : {8192, 8096, 8016})
+    for (int n : {16, 33, 66}) {
+      Config l2{"pitch_l2_" + std::to_string(P), true, n, 8, 128, P, true, 8 * MiB, ONE, 1};
+      l2.row_groups = 4;
+      cfgs.push_back(l2);
+    }
   if (argc > 2) {
     const std::string only = argv[2];
     std::vector<Config> keep;
@@ -684,7 +717,16 @@ int main(int argc, char** argv) {
     const std::string share = cf.region_groups > 0
                                   ? "CTA c reading region c mod " + std::to_string(cf.region_groups) +
                                         " (CTAs of one region share it)"
+                              : cf.row_groups > 0
+                                  ? "CTA c reading the panels of CTA c mod " + std::to_string(cf.row_groups) +
+                                        " (L2-resident after their first read)"
                                   : std::string("each CTA its own disjoint region");
+    const std::string view = cf.pitch == P16  ? std::string("8192 x 131072 bf16; row pitch 16384 B; walking K panel by panel")
+                             : cf.pitch == P8 ? std::string("4096 x 262144 bf16; row pitch 8192 B; walking K panel by panel")
+                                              : "row pitch " + std::to_string(cf.pitch) + " B (" +
+                                                    std::to_string(cf.pitch % 128) + " B past a 128-byte line per row), " +
+                                                    std::to_string(cf.pitch / 128 * 64) +
+                                                    " columns read per row; walking K panel by panel";
     char mix[200] = "";
     if (std::isfinite(r.end_in_us))
       std::snprintf(mix, sizeof mix,
@@ -704,8 +746,7 @@ int main(int argc, char** argv) {
                   cf.tiled ? (cf.promo ? "128B swizzle; L2 promotion 256B" : "128B swizzle; L2 promotion none")
                            : "contiguous",
                   r.bytes / cf.ctas, share.c_str(),
-                  cf.tiled ? (cf.pitch == P16 ? "8192 x 131072 bf16; row pitch 16384 B; walking K panel by panel"
-                                              : "4096 x 262144 bf16; row pitch 8192 B; walking K panel by panel")
+                  cf.tiled ? view.c_str()
                            : (cf.wrap_bytes ? "a region re-read (L2-resident after the first pass); see variant notes"
                                             : "read sequentially"),
                   cf.producers,

@@ -58,6 +58,14 @@ graph::CtaTemplate build_ws_template(const Problem& p, const Schedule& s, const 
   const int mc_b = s.tma_multicast ? plan.cluster_m : 1;
   const double a_bytes = s.tile.m * s.tile.k * element_bytes(p.a_type);
   const double b_bytes = s.tile.n * s.tile.k * element_bytes(p.b_type);
+  // The operands' rows (K contiguous, as the Ampere lowering takes them too): rows only 16 or 32
+  // bytes aligned come from L2 more slowly (calib_tma pitch_*; sm.l2_bandwidth_per_sm_pitch16/32).
+  const auto tma_pitch = [&](DType t) {
+    const int a = row_alignment_bytes(p.k, element_bytes(t), 128);
+    return a >= 16 ? a : 0;
+  };
+  const int a_pitch = tma_pitch(p.a_type);
+  const int b_pitch = tma_pitch(p.b_type);
   const double c_elems = static_cast<double>(s.tile.m) * s.tile.n;
   const int k_inst = mma_k(p.a_type);
   // wgmma's M is 64 per instruction and its N any multiple of 8 up to 256. A swap-AB kernel runs
@@ -115,6 +123,8 @@ graph::CtaTemplate build_ws_template(const Problem& p, const Schedule& s, const 
                                        {item_param(j, p_tile_n), item_param(j, p_k_base, k), item_param(j, p_rank_m)}, mc_b);
       load_a.tile.zero_fill = w.outside_m;
       load_b.tile.zero_fill = w.outside_n;
+      load_a.pitch_alignment = a_pitch;
+      load_b.pitch_alignment = b_pitch;
       const int la = b.add(std::move(load_a));
       const int lb = b.add(std::move(load_b));
       if (gate >= 0) {

@@ -175,8 +175,14 @@ INSTANTIATE_TEST_SUITE_P(
                     kLd + "access (bytes per thread per copy) must be 2, 4, 8 or 16, got 12"},
         InvalidCase{"TwoByteAccessOnATmaLoad", [](TileGraph& g) { node(g, 0).access = 2; },
                     kLd + "access 2 needs a plain load or store"},
-        InvalidCase{"PitchAlignmentWithoutTwoByteAccess", [](TileGraph& g) { node(g, 0).pitch_alignment = 128; },
-                    kLd + "\"pitch_alignment\" is for access-2 loads and stores only"},
+        InvalidCase{"PitchAlignmentOnACpAsyncLoad",
+                    [](TileGraph& g) {
+                      node(g, 0).engine = MemEngine::cp_async;
+                      node(g, 0).pitch_alignment = 128;
+                    },
+                    kLd + "\"pitch_alignment\" is for access-2 loads and stores and for TMA loads only"},
+        InvalidCase{"PitchAlignmentBelowATmaLoadsSixteenBytes", [](TileGraph& g) { node(g, 0).pitch_alignment = 8; },
+                    kLd + "a TMA load's rows are at least 16-byte aligned (the tensor map's strides): pitch_alignment 8"},
         InvalidCase{"PitchAlignmentNotAPowerOfTwo", [](TileGraph& g) { node(g, 0).pitch_alignment = 24; },
                     kLd + "pitch_alignment must be 0 or a power of two from 2 to 128 (bytes), got 24"},
         InvalidCase{"NarrowAccessOnATmaLoad", [](TileGraph& g) { node(g, 0).access = 4; },
