@@ -75,18 +75,18 @@ void Simulator::build_machine() {
       port_ps_per_byte_ = 1e12 / port.value;
       const FlowNetwork::LinkId hit[] = {l2_link_.back()};
       sm.route_hit = flows_.add_route(hit, port);
+      // L2 hits of TMA rows only 16 / 32 bytes aligned: a slower port (never faster than the
+      // aligned one) and, for 16, the L2's own limit on them.
+      const auto slow_port = [&](hw::BytesPerCycle p) {
+        return BytesPerSecond{std::min(p.value, spec_.sm.l2_bandwidth_per_sm.value) * boost};
+      };
       if (spec_.sm.l2_bandwidth_per_sm_pitch16.value > 0) {
-        const BytesPerSecond cap{std::min(spec_.sm.l2_bandwidth_per_sm_pitch16.value, spec_.sm.l2_bandwidth_per_sm.value) * boost};
-        if (pitch16_link_.empty()) {
-          sm.route_hit_pitch16 = flows_.add_route(hit, cap);
-        } else {
-          const FlowNetwork::LinkId slow[] = {l2_link_.back(), pitch16_link_.back()};
-          sm.route_hit_pitch16 = flows_.add_route(slow, cap);
-        }
+        const FlowNetwork::LinkId slow[] = {l2_link_.back(), pitch16_link_.empty() ? -1 : pitch16_link_.back()};
+        sm.route_hit_pitch16 = flows_.add_route(std::span(slow, pitch16_link_.empty() ? 1 : 2),
+                                                slow_port(spec_.sm.l2_bandwidth_per_sm_pitch16));
       }
       if (spec_.sm.l2_bandwidth_per_sm_pitch32.value > 0) {
-        const BytesPerSecond cap{std::min(spec_.sm.l2_bandwidth_per_sm_pitch32.value, spec_.sm.l2_bandwidth_per_sm.value) * boost};
-        sm.route_hit_pitch32 = flows_.add_route(hit, cap);
+        sm.route_hit_pitch32 = flows_.add_route(hit, slow_port(spec_.sm.l2_bandwidth_per_sm_pitch32));
       }
       if (miss_link_.empty()) {
         const FlowNetwork::LinkId miss[] = {l2_link_.back(), hbm_link_.back()};
