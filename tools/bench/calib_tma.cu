@@ -680,6 +680,13 @@ int main(int argc, char** argv) {
       l2.row_groups = 4;
       cfgs.push_back(l2);
     }
+  // bytes in flight at 16 SMs: a latency (throughput grows with the stages) or a ceiling (flat)?
+  for (int P : {8192, 8096, 8016})
+    for (int st : {2, 4, 12}) {
+      Config l2{"pitch_l2_" + std::to_string(P), true, 16, st, 128, P, true, 8 * MiB, ONE, 1};
+      l2.row_groups = 4;
+      cfgs.push_back(l2);
+    }
   if (argc > 2) {
     const std::string only = argv[2];
     std::vector<Config> keep;
