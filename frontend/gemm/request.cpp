@@ -83,6 +83,12 @@ Resolved resolve(const Request& r, const hw::GpuSpec& spec) {
           out.schedule.load_alignment == 2
               ? std::string("CUTLASS's sm75 register-staged kernel (2-byte loads), as cuBLASLt runs")
               : fmt::format("CUTLASS 2.x cp.async copies of {} bytes, no TMA, as cuBLASLt runs", out.schedule.load_alignment)));
+      // One row (or column) with 2-byte rows: cuBLASLt runs a GEMV kernel there, not a tiled GEMM.
+      if (out.schedule.load_alignment == 2 && std::min(out.problem.m, out.problem.n) == 1) {
+        out.notes.push_back(
+            "a single row with 2-byte aligned rows: cuBLASLt runs a GEMV kernel (gemv2T_kernel) here, which tgsim does "
+            "not model; this tiled schedule over-predicts it several-fold (docs/gemm.md)");
+      }
     }
   }
   // The problem's types win over what a name implied (a name may carry no types at all).

@@ -93,6 +93,10 @@ TEST_F(CliRun, MisalignedGemmGetsALibraryFallbackOrAReasonedRefusal) {
   const nlohmann::json odd = parse_json(run_tgsim("gemm --gpu h200 --m 4097 --n 4097 --k 4097 --json"), "gemm 4097^3 --json");
   EXPECT_EQ(odd["inputs"]["schedule"].value("load_alignment", 0), 2);  // sm75 register-staged kernel
   EXPECT_NE(odd["inputs"]["notes"].dump().find("2-byte aligned"), std::string::npos) << odd["inputs"]["notes"].dump();
+  EXPECT_EQ(odd["inputs"]["notes"].dump().find("GEMV"), std::string::npos);
+  // one row of an odd vocabulary (GPT-2's LM head at batch 1): cuBLASLt's GEMV, which is not modelled
+  const nlohmann::json gemv = parse_json(run_tgsim("gemm --gpu h200 --m 1 --n 50257 --k 768 --json"), "gemm 1x50257x768 --json");
+  EXPECT_NE(gemv["inputs"]["notes"].dump().find("GEMV kernel"), std::string::npos) << gemv["inputs"]["notes"].dump();
   const auto out = tmp("fp8.trace.json");
   const RunResult bad = run_tgsim("gemm --gpu h200 --m 64 --n 4100 --k 4096 --dtype fp8_e4m3 --trace " + shell_quote(out));
   EXPECT_NE(bad.code, 0);
