@@ -1,57 +1,24 @@
+// Tile-graph JSON: parsing valid documents, the writer and round trips. Files on disk:
+// graph_json_file_test.cpp; malformed documents: graph_json_error_test.cpp.
 #include "sim/graph/graph_json.h"
 
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <filesystem>
-#include <fstream>
-#include <functional>
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "sim/graph/validate.h"
 #include "sim/units/error.h"
+#include "tests/sim/graph/graph_json_test_util.h"
 #include "tests/sim/graph/graph_test_util.h"
 
 namespace tgsim::graph {
 namespace {
 
 using nlohmann::json;
+using testing::base_doc;
+using testing::every_field_graph;
+using testing::parse;
 using testing::small_graph;
-
-// A valid document touching most of the format: two roles, a flag, per-CTA params, `after`.
-json base_doc() {
-  return json::parse(R"({
-    "format": "tgsim-tile-graph/1", "name": "t", "gpus": 2,
-    "flags": [{"name": "ready"}],
-    "kernels": [
-      {"name": "k0", "cta": {"threads": 256, "cluster": [2, 1, 1]},
-       "tensors": [{"name": "A", "bytes": 1024}],
-       "templates": [{"name": "main",
-         "roles": [{"name": "producer"}, {"name": "consumer", "first_warp": 4, "warps": 4}],
-         "nodes": [
-           {"id": "ld0", "kind": "load", "role": "producer", "bytes": 4096,
-            "tile": {"tensor": "A", "coords": ["p0", 0]}},
-           {"id": "mma0", "kind": "mma", "role": "consumer", "shape": [64, 256, 16], "count": 4},
-           {"id": "sig", "kind": "signal", "role": "consumer", "flag": "ready", "index": "p0"}],
-         "edges": [{"from": "ld0", "to": "mma0"}, {"from": "mma0", "to": "sig", "kind": "order"}]}],
-       "grid": [{"template": "main", "count": 2, "params": [[0], [1]]}]},
-      {"name": "k1", "after": ["k0"],
-       "templates": [{"name": "t", "roles": [{"name": "r"}],
-                      "nodes": [{"id": "w", "kind": "wait", "flag": "ready", "index": 1}]}],
-       "grid": [{"template": "t"}]}]})");
-}
-
-TileGraph parse(const json& j) { return parse_tile_graph(j, "test.json"); }
-
-std::string error_of(const json& j) {
-  try {
-    parse(j);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 TEST(GraphJson, ParsesBaseDocument) {
   const TileGraph g = parse(base_doc());
@@ -155,104 +122,6 @@ TEST(GraphJson, ForwardAfterIsLeftToValidate) {
                    "test.json: /kernels/0/after/0: after names kernel 1 (\"k1\"), which is not an earlier kernel");
 }
 
-// A graph using every node kind and non-default values of every field.
-TileGraph every_field_graph() {
-  TileGraph g = small_graph();
-  g.name = "every";
-  g.gpus = 2;
-  g.flags.push_back(Flag{"peer_ready", FlagScope::system});
-  g.flags.push_back(Flag{"local", FlagScope::cta});
-  Kernel& k = g.kernels[0];
-  k.stream = 1;
-  k.gpu = 1;
-  k.in_cuda_graph = true;
-  k.programmatic = true;
-  k.cta.registers_per_thread = 168;
-  CtaTemplate& t = k.templates[0];
-  t.nodes[0].engine = MemEngine::tma;
-  t.nodes[0].multicast = 2;
-  t.nodes[0].cycles = Cycles{3.5};
-  t.nodes[1].inst = TensorInst::tcgen05;
-  t.nodes[1].dtype = DType::fp8_e4m3;
-  Node simt;
-  simt.id = "softmax";
-  simt.kind = NodeKind::simt;
-  simt.role = 1;
-  simt.pipe = SimtPipe::sfu;
-  simt.ops = 2.5;
-  simt.threads = 64;
-  Node smem;
-  smem.id = "stage";
-  smem.kind = NodeKind::smem;
-  smem.role = 1;
-  smem.bytes = Bytes{8192};
-  Node put;
-  put.id = "put";
-  put.kind = NodeKind::remote_put;
-  put.bytes = Bytes{4096};
-  put.engine = MemEngine::copy_engine;
-  put.peer = 1;
-  put.tile = TileRef{1, {Coord{0, 1}, Coord{1, -1}, Coord{-1, 5}}};
-  Node get = put;
-  get.id = "get";
-  get.kind = NodeKind::remote_get;
-  get.engine = MemEngine::plain;
-  get.tile = TileRef{};
-  Node sig;
-  sig.id = "sig";
-  sig.kind = NodeKind::signal;
-  sig.flag = FlagRef{1, Coord{0, 1}};
-  sig.value = 3;
-  Node wait;
-  wait.id = "wait";
-  wait.kind = NodeKind::wait;
-  wait.flag = FlagRef{2, Coord{}};
-  wait.value = 0;
-  Node delay;
-  delay.id = "delay";
-  delay.kind = NodeKind::delay;
-  delay.cycles = Cycles{12.25};
-  Node hot;  // an untracked load of data known to be in L2
-  hot.id = "hot";
-  hot.kind = NodeKind::load;
-  hot.engine = MemEngine::plain;
-  hot.bytes = Bytes{1024};
-  hot.tile.resident = true;
-  Node narrow;  // a cp.async of 4 bytes per thread (CUTLASS align1/align2 kernels)
-  narrow.id = "narrow";
-  narrow.kind = NodeKind::load;
-  narrow.engine = MemEngine::cp_async;
-  narrow.bytes = Bytes{2048};
-  narrow.access = 4;
-  Node oob;  // a TMA box wholly outside its tensor: zero-filled
-  oob.id = "oob";
-  oob.kind = NodeKind::load;
-  oob.bytes = Bytes{8192};
-  oob.tile.zero_fill = true;
-  Node staged;  // ld.global of 2 bytes per thread (CUTLASS sm75 align1 kernels), rows 8 KiB apart
-  staged.id = "staged";
-  staged.kind = NodeKind::load;
-  staged.engine = MemEngine::plain;
-  staged.bytes = Bytes{8192};
-  staged.access = 2;
-  staged.pitch_alignment = 128;
-  for (const Node& n : {simt, smem, put, get, sig, wait, delay, hot, narrow, oob, staged}) t.nodes.push_back(n);
-  t.edges.push_back(Edge{2, 3, EdgeKind::order});
-  t.edges.push_back(Edge{8, 9, EdgeKind::order});
-  k.grid[0].params = {0, 0, 5, 1, 1, 0, 7, 1};  // not a box: written row by row
-  k.grid.push_back(CtaGroup{0, 2, 2, {3, 0, 3, 1}});
-  CtaTemplate idle;  // reads no params: its group may declare a width and give none
-  idle.name = "idle";
-  idle.roles = {Role{"all", 0, 8}};
-  idle.nodes = {delay};
-  k.templates.push_back(idle);
-  k.grid.push_back(CtaGroup{1, 2, 3, {}});
-  Kernel second = k;
-  second.after = {0};
-  g.kernels.push_back(second);  // same name "gemm": `after` must be written by index
-  return g;
-}
-
 TEST(GraphJson, RoundTripsEveryField) {
   const TileGraph g = every_field_graph();
   ASSERT_NO_THROW(validate_tile_graph(g, "every"));
@@ -289,194 +158,6 @@ TEST(GraphJson, FormattedTextKeepsOneNodePerLine) {
       text, R"({"id": "mma", "kind": "mma", "role": "consumer", "shape": [64, 256, 16], "count": 8})"))
       << text;
 }
-
-class TempDir {
- public:
-  TempDir() {
-    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    path_ = std::filesystem::temp_directory_path() / ("tgsim_graph_json_test_" + std::to_string(stamp));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
-
-std::set<std::string> files_in(const std::filesystem::path& dir) {
-  std::set<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) names.insert(entry.path().filename().string());
-  return names;
-}
-
-TEST(GraphJson, WritesAndReadsFilesAtomically) {
-  TempDir dir;
-  const auto path = dir.path() / "g.json";
-  const TileGraph first = small_graph();
-  write_tile_graph(first, path);
-  EXPECT_EQ(read_tile_graph(path), first);
-  const TileGraph second = every_field_graph();
-  write_tile_graph(second, path);  // replaces the file
-  EXPECT_EQ(read_tile_graph(path), second);
-  EXPECT_EQ(files_in(dir.path()), (std::set<std::string>{"g.json"}));  // no temporary left behind
-}
-
-TEST(GraphJson, WriteIntoMissingDirectoryFails) {
-  TempDir dir;
-  EXPECT_THROW_MSG(write_tile_graph(small_graph(), dir.path() / "missing" / "g.json"), InputError, "cannot write");
-}
-
-TEST(GraphJson, ReadMissingFileFails) {
-  EXPECT_THROW_MSG(read_tile_graph("/nonexistent/g.json"), InputError, "cannot read /nonexistent/g.json");
-}
-
-void write_text(const std::filesystem::path& path, std::string_view text) { std::ofstream(path) << text; }
-
-TEST(GraphJson, MalformedJsonNamesLineAndColumn) {
-  TempDir dir;
-  const auto path = dir.path() / "bad.json";
-  write_text(path, "{\n  \"format\": \"tgsim-tile-graph/1\",\n  \"kernels\": [1,, 2]\n}\n");
-  EXPECT_THROW_MSG(read_tile_graph(path), InputError, path.string() + ":3:17: syntax error");
-}
-
-TEST(GraphJson, RepeatedKeyInFileIsAnError) {
-  TempDir dir;
-  const auto path = dir.path() / "dup.json";
-  write_text(path, R"({"format": "tgsim-tile-graph/1", "kernels": [{"name": "a", "grid": [], "name": "b"}]})");
-  EXPECT_THROW_MSG(read_tile_graph(path), InputError, path.string() + ": /kernels/0/name: duplicate key \"name\"");
-}
-
-TEST(GraphJson, ErrorsInFilesNameTheFile) {
-  TempDir dir;
-  const auto path = dir.path() / "gemm.json";
-  json doc = base_doc();
-  doc["/kernels/0/templates/0/nodes/0/bytes"_json_pointer] = -5;
-  write_text(path, doc.dump());
-  EXPECT_THROW_MSG(
-      read_tile_graph(path), InputError,
-      path.string() + ": /kernels/0/templates/0/nodes/0/bytes: expected a size like \"32KiB\" or an integer, got -5");
-}
-
-// Every example graph shipped in configs/graphs parses, validates and round-trips.
-TEST(GraphJson, ExampleGraphsParseAndValidate) {
-  const std::filesystem::path dir = std::filesystem::path(TGSIM_SOURCE_DIR) / "configs" / "graphs";
-  std::set<std::string> seen;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() != ".json") continue;
-    SCOPED_TRACE(entry.path().string());
-    seen.insert(entry.path().filename().string());
-    TileGraph g;
-    ASSERT_NO_THROW(g = read_tile_graph(entry.path()));
-    EXPECT_NO_THROW(validate_tile_graph(g, entry.path().string()));
-    EXPECT_EQ(parse(json::parse(format_tile_graph(g))), g);
-  }
-  for (const char* name : {"single_load.json", "load_mma.json", "pipeline.json", "two_kernels.json", "signal_wait.json",
-                           "deadlock.json"}) {
-    EXPECT_TRUE(seen.count(name)) << "missing configs/graphs/" << name;
-  }
-}
-
-// Each case edits base_doc() and names the error message (or the part of it that matters).
-struct ErrorCase {
-  const char* name;
-  std::function<void(json&)> edit;
-  std::string message;
-};
-
-void PrintTo(const ErrorCase& c, std::ostream* os) { *os << c.name; }
-
-class GraphJsonError : public ::testing::TestWithParam<ErrorCase> {};
-
-TEST_P(GraphJsonError, NamesPathAndProblem) {
-  json doc = base_doc();
-  GetParam().edit(doc);
-  const std::string message = error_of(doc);
-  EXPECT_TRUE(testing::contains(message, GetParam().message))
-      << "message: " << message << "\nexpected to contain: " << GetParam().message;
-}
-
-json::json_pointer ptr(const std::string& s) { return json::json_pointer(s); }
-
-const std::string kNode0 = "test.json: /kernels/0/templates/0/nodes/0";
-
-INSTANTIATE_TEST_SUITE_P(
-    Cases, GraphJsonError,
-    ::testing::Values(
-        ErrorCase{"NegativeBytes", [](json& d) { d[ptr("/kernels/0/templates/0/nodes/0/bytes")] = -5; },
-                  kNode0 + "/bytes: expected a size like \"32KiB\" or an integer, got -5"},
-        ErrorCase{"AmbiguousSizeUnit", [](json& d) { d[ptr("/kernels/0/templates/0/nodes/0/bytes")] = "4KB"; },
-                  kNode0 + "/bytes: expected a size like \"50MiB\", got \"4KB\" (\"KB\" is ambiguous"},
-        ErrorCase{"BadCycles", [](json& d) { d[ptr("/kernels/0/templates/0/nodes/0/cycles")] = "fast"; },
-                  kNode0 + "/cycles: expected a cycle count like \"656cycles\", got \"fast\""},
-        ErrorCase{"MissingBytes", [](json& d) { d[ptr("/kernels/0/templates/0/nodes/0")].erase("bytes"); },
-                  kNode0 + ": missing key \"bytes\""},
-        ErrorCase{"MisspelledKey", [](json& d) { d[ptr("/kernels/0/templates/0/nodes/0/bites")] = 1; },
-                  kNode0 + "/bites: unknown key \"bites\" (did you mean \"bytes\"?)"},
-        ErrorCase{"KeyOfAnotherKind", [](json& d) { d[ptr("/kernels/0/templates/0/nodes/0/ops")] = 1; },
-                  kNode0 + "/ops: \"ops\" does not apply to a load node (it is a field of simt nodes)"},
-        ErrorCase{"UnknownTopLevelKey", [](json& d) { d["kernel"] = 1; },
-                  "test.json: /kernel: unknown key \"kernel\" (did you mean \"kernels\"?)"},
-        ErrorCase{
-            "UnknownNodeKind", [](json& d) { d[ptr("/kernels/0/templates/0/nodes/0/kind")] = "lod"; },
-            kNode0 + "/kind: unknown node kind \"lod\" (did you mean \"load\"?); expected one of load, store, mma"},
-        ErrorCase{"EdgeToUnknownNode", [](json& d) { d[ptr("/kernels/0/templates/0/edges/0/to")] = "mma9"; },
-                  "test.json: /kernels/0/templates/0/edges/0/to: unknown node \"mma9\" in edge ld0 -> mma9 "
-                  "(did you mean \"mma0\"?)"},
-        ErrorCase{"EdgeKind", [](json& d) { d[ptr("/kernels/0/templates/0/edges/0/kind")] = "control"; },
-                  "/edges/0/kind: unknown edge kind \"control\"; expected one of data, order"},
-        ErrorCase{"DuplicateNodeId", [](json& d) { d[ptr("/kernels/0/templates/0/nodes/1/id")] = "ld0"; },
-                  "test.json: /kernels/0/templates/0/nodes/1/id: duplicate node id \"ld0\" "
-                  "(first defined at /kernels/0/templates/0/nodes/0/id)"},
-        ErrorCase{"UnknownRole", [](json& d) { d[ptr("/kernels/0/templates/0/nodes/1/role")] = "consumr"; },
-                  "/nodes/1/role: unknown role \"consumr\" (did you mean \"consumer\"?); defined: producer, consumer"},
-        ErrorCase{"DuplicateRole", [](json& d) { d[ptr("/kernels/0/templates/0/roles/1/name")] = "producer"; },
-                  "/roles/1/name: duplicate role name \"producer\""},
-        ErrorCase{"UnknownTensor", [](json& d) { d[ptr("/kernels/0/templates/0/nodes/0/tile/tensor")] = "B"; },
-                  kNode0 + "/tile/tensor: unknown tensor \"B\"; defined: A"},
-        ErrorCase{"UnknownFlag", [](json& d) { d[ptr("/kernels/0/templates/0/nodes/2/flag")] = "redy"; },
-                  "/nodes/2/flag: unknown flag \"redy\" (did you mean \"ready\"?)"},
-        ErrorCase{"SignalWithoutFlag", [](json& d) { d[ptr("/kernels/0/templates/0/nodes/2")].erase("flag"); },
-                  "/nodes/2: missing key \"flag\""},
-        ErrorCase{"UnknownTemplate", [](json& d) { d[ptr("/kernels/0/grid/0/template")] = "mian"; },
-                  "test.json: /kernels/0/grid/0/template: unknown template \"mian\" (did you mean \"main\"?)"},
-        ErrorCase{"BadCoordinate", [](json& d) { d[ptr("/kernels/0/templates/0/nodes/0/tile/coords/0")] = "q1"; },
-                  kNode0 + "/tile/coords/0: expected a coordinate: an integer, \"p0\", \"p1+3\" or"},
-        ErrorCase{"TooManyCoordinates",
-                  [](json& d) {
-                    d[ptr("/kernels/0/templates/0/nodes/0/tile/coords")] = {1, 2, 3, 4};
-                  },
-                  kNode0 + "/tile/coords: expected an array of 1 to 3 elements, got 4"},
-        ErrorCase{"ZeroShape", [](json& d) { d[ptr("/kernels/0/templates/0/nodes/1/shape/2")] = 0; },
-                  "/nodes/1/shape/2: expected an integer in [1, 2147483647], got 0"},
-        ErrorCase{"NegativeCycles", [](json& d) { d[ptr("/kernels/0/templates/0/nodes/1/cycles")] = -1; },
-                  "/nodes/1/cycles: expected a cycle count like \"100cycles\" or a number, got -1"},
-        ErrorCase{"ParamRowCount", [](json& d) { d[ptr("/kernels/0/grid/0/params")] = json::parse("[[0]]"); },
-                  "test.json: /kernels/0/grid/0/params: expected 2 rows (one per CTA of the group), got 1"},
-        ErrorCase{"ParamRowWidth", [](json& d) { d[ptr("/kernels/0/grid/0/params")] = json::parse("[[0], [1, 2]]"); },
-                  "test.json: /kernels/0/grid/0/params/1: expected 1 params (params_per_cta), got 2"},
-        ErrorCase{"RowMajorBoxSize",
-                  [](json& d) { d[ptr("/kernels/0/grid/0/params")] = json::parse(R"({"row_major": [3]})"); },
-                  "/grid/0/params/row_major: the box has 3 points but the group has 2 CTAs"},
-        ErrorCase{"CountNotAnInteger", [](json& d) { d[ptr("/kernels/0/grid/0/count")] = "two"; },
-                  "/kernels/0/grid/0/count: expected an integer in [1, 2147483647], got \"two\""},
-        ErrorCase{"WrongFormat", [](json& d) { d["format"] = "tgsim-tile-graph/2"; },
-                  "test.json: /format: unsupported format \"tgsim-tile-graph/2\"; expected \"tgsim-tile-graph/1\""},
-        ErrorCase{"MissingFormat", [](json& d) { d.erase("format"); }, "test.json: missing key \"format\""},
-        ErrorCase{"UnknownAfter", [](json& d) { d[ptr("/kernels/1/after/0")] = "kk0"; },
-                  "test.json: /kernels/1/after/0: unknown kernel \"kk0\" (did you mean \"k0\"?)"},
-        ErrorCase{"AmbiguousAfter", [](json& d) { d[ptr("/kernels/1/name")] = "k0"; },
-                  "/kernels/1/after/0: kernel name \"k0\" is used by several kernels (e.g. 0 and 1); refer to it by "
-                  "index"},
-        ErrorCase{"KernelGpuOutOfRange", [](json& d) { d[ptr("/kernels/0/gpu")] = 2; },
-                  "/kernels/0/gpu: expected an integer in [0, 1], got 2"},
-        ErrorCase{"FlagScope", [](json& d) { d[ptr("/flags/0/scope")] = "global"; },
-                  "/flags/0/scope: unknown flag scope \"global\"; expected one of cta, gpu, system"},
-        ErrorCase{"NodeNotAnObject", [](json& d) { d[ptr("/kernels/0/templates/0/nodes/0")] = 5; },
-                  kNode0 + ": expected an object, got 5"},
-        ErrorCase{"EmptyNodeId", [](json& d) { d[ptr("/kernels/0/templates/0/nodes/0/id")] = ""; },
-                  kNode0 + "/id: a node id must not be empty"}),
-    [](const ::testing::TestParamInfo<ErrorCase>& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace tgsim::graph
