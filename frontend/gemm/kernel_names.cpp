@@ -110,9 +110,12 @@ bool is_grouped_setup(std::string_view name) { return name.find("prepare_grouped
 
 bool is_splitk_reduce(std::string_view name) {
   // cuBLASLt: splitKreduce_kernel / cublasLt::splitKreduce_kernel<32, 16, int, float, ...>;
-  // CUTLASS 2.x parallel split-K: cutlass::reduction::kernel::ReduceSplitK<...>.
+  // CUTLASS 2.x parallel split-K: cutlass::reduction::kernel::ReduceSplitK<...>; cuBLAS's xmma
+  // kernels: sm90_xmma_gemm_<types>_..._execute_split_k_kernel__5x_cublas, which follows an
+  // ..._execute_segment_k_on_kernel__5x_cublas and sums its K segments' partial tiles.
   return name.find("splitKreduce_kernel") != std::string_view::npos ||
-         name.find("ReduceSplitK") != std::string_view::npos;
+         name.find("ReduceSplitK") != std::string_view::npos ||
+         (name.find("_xmma_") != std::string_view::npos && name.find("_execute_split_k_kernel") != std::string_view::npos);
 }
 
 }  // namespace detail

@@ -22,12 +22,37 @@ std::int64_t product(const std::array<int, 3>& d) {
 // of L2 traffic (traces/h200/gemm_ncu_raw.csv, lts__t_sectors.sum); its operand loads alone are
 // 3.2 GB without multicast, 2.7 GB sharing A and 2.15 GB sharing B. Persistence: a launch of fewer
 // CTAs than output tiles loops over tiles.
+// A cluster larger than the problem's tiles along m cannot lie along m (cuBLAS launches segment-K
+// xmma kernels of 2 x 4 tiles with 4-CTA clusters, traces/h200/gemm.csv): it then goes along n (the
+// CTAs share A) if it fits there, else it is not modelled (1x1).
 void complete_from_launch(const KernelNameResult& k, const Request& r, Resolved& out) {
   Schedule& s = out.schedule;
+  const Problem& p = out.problem;
   const std::int64_t cluster = product(r.launch_cluster);
-  if (k.cluster_from_launch && cluster > 1) {
-    s.cluster = {static_cast<int>(cluster), 1};
-    out.notes.push_back(fmt::format("cluster {} from the recorded launch, along m (the CTAs share B)", cluster));
+  if (k.cluster_from_launch && cluster > 1 && s.tile.m > 0 && s.tile.n > 0) {
+    const std::int64_t m_tiles = (p.m + s.tile.m - 1) / s.tile.m;
+    const std::int64_t n_tiles = (p.n + s.tile.n - 1) / s.tile.n;
+    if (m_tiles >= cluster) {
+      s.cluster = {static_cast<int>(cluster), 1};
+      out.notes.push_back(fmt::format("cluster {} from the recorded launch, along m (the CTAs share B)", cluster));
+    } else if (n_tiles >= cluster) {
+      s.cluster = {1, static_cast<int>(cluster)};
+      out.notes.push_back(fmt::format("cluster {} from the recorded launch, along n (the CTAs share A): only {} tile(s) along m",
+                                      cluster, m_tiles));
+    } else {
+      out.notes.push_back(fmt::format("cluster {} from the recorded launch does not fit {}x{} tiles: modelled as 1x1",
+                                      cluster, m_tiles, n_tiles));
+    }
+  }
+  // xmma's segment-K factor is chosen at run time; the launch shows it: one CTA per tile and
+  // segment (tf32 256x256x65536, tilesize128x64: 120 CTAs for 8 tiles).
+  if (k.persistence_from_launch && s.split_k_runtime && s.split_k <= 1 && s.tile.m > 0 && s.tile.n > 0) {
+    const std::int64_t tiles = ((p.m + s.tile.m - 1) / s.tile.m) * ((p.n + s.tile.n - 1) / s.tile.n) * p.groups;
+    const std::int64_t launched = product(r.launch_grid);
+    if (launched > tiles && launched % tiles == 0) {
+      s.split_k = static_cast<int>(launched / tiles);
+      out.notes.push_back(fmt::format("split-K {} from the recorded launch ({} CTAs for {} tiles)", s.split_k, launched, tiles));
+    }
   }
   // CUTLASS 2.x kernels (Kernel2<cutlass_*>) launch (tiles along m, tiles along n, K slices):
   // grid z > 1 is the split-K factor. With a reduction kernel after it the slices go to a
@@ -42,7 +67,6 @@ void complete_from_launch(const KernelNameResult& k, const Request& r, Resolved&
   }
   const std::int64_t ctas = product(r.launch_grid);
   if (k.persistence_from_launch && ctas > 0 && s.tile.m > 0 && s.tile.n > 0) {
-    const Problem& p = out.problem;
     const std::int64_t tiles = ((p.m + s.tile.m - 1) / s.tile.m) * ((p.n + s.tile.n - 1) / s.tile.n) * p.groups;
     if (ctas < tiles && s.split_k <= 1 && !s.split_k_runtime) {
       s.persistent = true;

@@ -64,6 +64,26 @@ TEST(XmmaNames, SegmentKOnIsNoted) {
   EXPECT_TRUE(has_note(r, "segment_k_on"));
 }
 
+// cuBLAS runs some segment-K GEMMs as two xmma kernels: the GEMM, then execute_split_k_kernel,
+// which sums the K segments' partial tiles (traces/h200/gemm.csv, tf32 256x256x65536).
+TEST(XmmaNames, SegmentKWithItsSplitKKernel) {
+  const auto r = parse_ok(
+      "sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x64x32_warpgroupsize1x1x1_execute_segment_k_on_kernel__5x_"
+      "cublas;sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x64x32_warpgroupsize1x1x1_execute_split_k_kernel__5x_"
+      "cublas",
+      DType::tf32);
+  EXPECT_TRUE(r.has_splitk_reduce);
+  EXPECT_TRUE(r.schedule.split_k_runtime);
+  EXPECT_EQ(r.schedule.tile, (TileShape{128, 64, 32}));
+  ASSERT_EQ(r.kernels.size(), 2U);
+  // The split-K kernel alone is a reduction, not a GEMM to simulate.
+  EXPECT_FALSE(parse_gemm_kernel_names(
+                   "sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x64x32_warpgroupsize1x1x1_execute_split_k_kernel__"
+                   "5x_cublas",
+                   DType::tf32)
+                   .supported);
+}
+
 TEST(XmmaNames, AmpereWarps) {
   const Schedule s = parse_ok(
                          "sm80_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize32x32x64_stage6_warpsize2x2x1_tensor16x8x16_"

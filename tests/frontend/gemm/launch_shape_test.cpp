@@ -150,3 +150,37 @@ TEST(KStepFloor, SmallTilesGetTheFloorLargeOnesDoNot) {
 
 }  // namespace
 }  // namespace tgsim::gemm
+
+namespace tgsim::gemm {
+namespace {
+
+// cuBLAS's segment-K xmma GEMM of tf32 256x256x65536 (traces/h200/gemm.csv): 2 x 4 tiles of
+// 128x64, launched as 120 CTAs in 4-CTA clusters, then its split-K kernel. The launch gives the
+// segment count (120 / 8 = 15) and the cluster cannot lie along m (2 tiles): it goes along n.
+TEST(LaunchShape, SegmentKTakesItsSplitFromTheLaunchAndAClusterThatFits) {
+  const hw::GpuSpec spec = hw::load_gpu_preset("h200", TGSIM_SOURCE_DIR "/configs");
+  Request req;
+  req.m = req.n = 256;
+  req.k = 65536;
+  req.dtype = DType::tf32;
+  req.kernel =
+      "sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x64x32_warpgroupsize1x1x1_execute_segment_k_on_kernel__5x_"
+      "cublas;sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x64x32_warpgroupsize1x1x1_execute_split_k_kernel__5x_"
+      "cublas";
+  req.launch_grid = {120, 1, 1};
+  req.launch_cluster = {4, 1, 1};
+  const Resolved r = resolve(req, spec);
+  EXPECT_EQ(r.schedule.split_k, 15);
+  EXPECT_EQ(r.schedule.cluster, (ClusterShape{1, 4}));
+  const LoweredGemm g = lower_gemm(r.problem, r.schedule, spec);
+  ASSERT_EQ(g.graph.kernels.size(), 2U);  // the GEMM's segments, then their reduction
+  std::int64_t ctas = 0;
+  for (const auto& group : g.graph.kernels[0].grid) ctas += group.count;
+  EXPECT_EQ(ctas, 120);
+  // A cluster that fits neither way is not modelled.
+  req.launch_cluster = {8, 1, 1};
+  EXPECT_EQ(resolve(req, spec).schedule.cluster, (ClusterShape{1, 1}));
+}
+
+}  // namespace
+}  // namespace tgsim::gemm
