@@ -1,8 +1,8 @@
 // The SM-split kernel family as a tile graph: one persistent kernel, one CTA per SM on GPU 0;
 // CTAs [0, c) push `bytes` to GPU 1 over NVLink in chunks taken from an atomic counter, the rest
 // run tensor-core tiles (mma.sync loops on registers) taken from a second counter; with `steal`
-// the communication CTAs take tiles too once the copy is done (tools/bench/sm_split.cu is the
-// measured kernel; docs/multigpu.md the model).
+// the communication CTAs take tiles too once the copy is done (tools/bench/sm_split_kernel.h is
+// the measured kernel, run by tools/bench/sm_split.cu; docs/multigpu.md the model).
 //
 // A static graph cannot take work items at run time, so the counters are replayed by a plan:
 //   * plan_sm_split: chunk i goes to communication CTA i mod c and tile j to compute CTA
