@@ -198,6 +198,9 @@ CompiledTemplate compile_template(const graph::CtaTemplate& t, const hw::GpuSpec
         // copies (4 or 8 bytes per thread), the measured cycles per warp instruction.
         if (src.kind == NodeKind::load && src.engine == graph::MemEngine::cp_async) {
           c.occupancy_cycles = narrow_access_l1_cycles(src, spec);
+          const int width = src.access > 0 && src.access < 16 ? src.access : 16;
+          c.fill_stall_cycles =
+              std::ceil(static_cast<double>(src.bytes.value) / (32.0 * width)) * spec.sm.cp_async_fill_stall_cycles.value;
         }
         // A register-staged 2-byte ld.global (access 2) costs the L1 pipe per warp instruction,
         // taken when issued: the LSU handles instructions in order, so shared-memory work issued

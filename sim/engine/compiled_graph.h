@@ -43,6 +43,9 @@ struct CompiledNode {
   // not the vector register file, so a running wgmma does not slow them.
   bool uniform = false;
   bool l1_at_issue = false;  // memory: occupancy taken on the smem pipe at issue, not at arrival (access-2 plain loads)
+  // cp.async loads: the cycles their arrival stalls the SM's compute pipes (sm.cp_async_fill_stall_cycles
+  // per warp instruction)
+  double fill_stall_cycles = 0;
   // TMA loads whose rows are only 16 (1) or 32 (2) bytes aligned: their L2 hits take the slower
   // routes (sm.l2_bandwidth_per_sm_pitch16/32, l2.pitch16_bandwidth); 0: aligned or not known.
   std::uint8_t pitch_class = 0;

@@ -216,15 +216,31 @@ void Simulator::flows_done(TimePoint now) {
     if (n.pipe == Pipe::memory && n.occupancy.count() > 0 && !n.l1_at_issue) {
       // cp.async's shared-memory writes happened while the data arrived: they fill the pipe's
       // idle time within the transfer's last `occupancy`, and push later work back only when
-      // the pipe was busy then.
+      // the pipe was busy then. The fill stalls the SM's compute pipes the same way
+      // (sm.cp_async_fill_stall_cycles per warp instruction, calib_fill).
       sm.smem_free = std::max(sm.smem_free, now - n.occupancy) + n.occupancy;
       sm.smem_busy_ps += static_cast<double>(n.occupancy.count());
+      if (const double cycles = c.run->tmpl->nodes[i].fill_stall_cycles; cycles > 0) {
+        stall_for_fill(sm, now, Duration{static_cast<std::int64_t>(std::llround(cycles * c.kr->period_ps))});
+      }
     }
     if (dir == kReadPort && now < sm.read_port_held_until) {  // still receiving a multicast tile's other slices
       queue_.push(sm.read_port_held_until, EventType::port_free, static_cast<std::uint32_t>(c.sm));
       continue;
     }
     next_transfer(static_cast<std::uint32_t>(c.sm), dir, now);
+  }
+}
+
+// A fill of `stall` that ended at `now`: every compute pipe of the SM that was busy within it is
+// pushed back by the part of it that was busy (its idle time absorbs the rest).
+void Simulator::stall_for_fill(Sm& sm, TimePoint now, Duration stall) const {
+  const auto push = [&](TimePoint& free_at) { free_at = std::max(free_at, now - stall) + stall; };
+  for (int i = 0; i < spec_.sm.sub_partitions; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    push(sm.tensor_free[k]);
+    push(sm.simt_free[k]);
+    push(sm.sfu_free[k]);
   }
 }
 

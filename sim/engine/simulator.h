@@ -86,6 +86,7 @@ class Simulator {
   void dispatch(CtaRun& c, std::int32_t node, TimePoint now);
   void dispatch_compute(CtaRun& c, std::int32_t node, TimePoint now);
   Duration slowed_by_wgmma(TimePoint start, Duration work, TimePoint from, TimePoint until) const;
+  void stall_for_fill(Sm& sm, TimePoint now, Duration stall) const;
   void dispatch_memory(CtaRun& c, std::int32_t node, TimePoint now);
   void start_transfer(CtaRun& c, std::int32_t node, TimePoint now);
   void dispatch_sync(CtaRun& c, std::int32_t node, TimePoint now);

@@ -78,6 +78,11 @@ struct SmSpec {
   // / shared_memory_bandwidth. Zero: charged by bytes like 16-byte copies.
   Cycles cp_async_4b_cycles;
   Cycles cp_async_8b_cycles;
+  // While the data of a warp's cp.async is written into an SM's shared memory, the SM's other
+  // work stalls: its tensor, SIMT and SFU pipes lose this many cycles per warp instruction, of 4,
+  // 8 or 16 bytes per thread alike (calib_fill: a co-resident CTA's ldmatrix, mma.sync and FFMA
+  // loops slow by 2.1-4.8 cycles per warp instruction another CTA copies). Zero: not modelled.
+  Cycles cp_async_fill_stall_cycles{0};
   // SM cycles per warp instruction of a register-staged ld.global of 2 bytes per thread in
   // CUTLASS's align1 thread map (load nodes with `access` 2: the sm75 GEMM fallbacks): the L1
   // pipe's cost of an instruction whose lanes touch 8 rows. Zero: charged by bytes.

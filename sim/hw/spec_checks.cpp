@@ -99,6 +99,7 @@ void check_sm(const SmSpec& s, const ReadContext& ctx) {
   require_positive(ctx, "/sm/l2_bandwidth_per_sm", s.l2_bandwidth_per_sm.value);
   require_non_negative(ctx, "/sm/cp_async_4b_cycles", s.cp_async_4b_cycles.value);
   require_non_negative(ctx, "/sm/cp_async_8b_cycles", s.cp_async_8b_cycles.value);
+  require_non_negative(ctx, "/sm/cp_async_fill_stall_cycles", s.cp_async_fill_stall_cycles.value);
   require_non_negative(ctx, "/sm/ldg_2b_cycles", s.ldg_2b_cycles.value);
   require_non_negative(ctx, "/sm/ldg_2b_aligned_pitch_cycles", s.ldg_2b_aligned_pitch_cycles.value);
   require_non_negative(ctx, "/sm/ldg_2b_pitch16_cycles", s.ldg_2b_pitch16_cycles.value);

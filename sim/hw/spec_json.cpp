@@ -51,6 +51,7 @@ SmSpec read_sm(const ObjectReader& r) {
   s.l2_bandwidth_per_sm = BytesPerCycle{r.bytes_per_cycle("l2_bandwidth_per_sm")};
   if (r.has("cp_async_4b_cycles")) s.cp_async_4b_cycles = r.cycles("cp_async_4b_cycles");
   if (r.has("cp_async_8b_cycles")) s.cp_async_8b_cycles = r.cycles("cp_async_8b_cycles");
+  if (r.has("cp_async_fill_stall_cycles")) s.cp_async_fill_stall_cycles = r.cycles("cp_async_fill_stall_cycles");
   if (r.has("ldg_2b_cycles")) s.ldg_2b_cycles = r.cycles("ldg_2b_cycles");
   s.ldg_2b_aligned_pitch_cycles = r.has("ldg_2b_aligned_pitch_cycles") ? r.cycles("ldg_2b_aligned_pitch_cycles") : s.ldg_2b_cycles;
   s.ldg_2b_pitch16_cycles = r.has("ldg_2b_pitch16_cycles") ? r.cycles("ldg_2b_pitch16_cycles") : s.ldg_2b_cycles;
@@ -182,7 +183,7 @@ GpuSpec read_document(const nlohmann::json& doc, ReadContext& ctx) {
   spec.sm = read_sm(top.section(
       "sm", {"count", "sub_partitions", "max_threads", "max_warps", "max_ctas", "registers", "register_alloc_unit",
              "shared_memory", "shared_memory_per_cta", "reserved_shared_memory_per_cta", "shared_memory_bandwidth",
-             "l2_bandwidth_per_sm", "cp_async_4b_cycles", "cp_async_8b_cycles", "ldg_2b_cycles", "ldg_2b_aligned_pitch_cycles", "ldg_2b_pitch16_cycles", "instruction_fetch_cycles",
+             "l2_bandwidth_per_sm", "cp_async_4b_cycles", "cp_async_8b_cycles", "cp_async_fill_stall_cycles", "ldg_2b_cycles", "ldg_2b_aligned_pitch_cycles", "ldg_2b_pitch16_cycles", "instruction_fetch_cycles",
              "l2_bandwidth_per_sm_pitch16", "l2_bandwidth_per_sm_pitch32"}));
   spec.gpc = read_gpc(top.section("gpc", {"count", "sms_per_gpc", "max_cluster_size"}));
   spec.tensor = read_tensor(top.section("tensor", {"flops_per_cycle", "latency", "mma_sync_latency", "mma_sync_k8_fraction", "wgmma_overhead", "ws_k_step_floor"}));

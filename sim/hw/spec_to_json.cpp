@@ -95,6 +95,9 @@ nlohmann::json to_json(const GpuSpec& s) {
   }
   if (s.sm.cp_async_4b_cycles.value != 0) w.set("sm", "cp_async_4b_cycles", format_cycles(s.sm.cp_async_4b_cycles));
   if (s.sm.cp_async_8b_cycles.value != 0) w.set("sm", "cp_async_8b_cycles", format_cycles(s.sm.cp_async_8b_cycles));
+  if (s.sm.cp_async_fill_stall_cycles.value != 0) {
+    w.set("sm", "cp_async_fill_stall_cycles", format_cycles(s.sm.cp_async_fill_stall_cycles));
+  }
   if (s.sm.ldg_2b_cycles.value != 0) w.set("sm", "ldg_2b_cycles", format_cycles(s.sm.ldg_2b_cycles));
   if (s.sm.ldg_2b_aligned_pitch_cycles.value != s.sm.ldg_2b_cycles.value)
     w.set("sm", "ldg_2b_aligned_pitch_cycles", format_cycles(s.sm.ldg_2b_aligned_pitch_cycles));

@@ -6,6 +6,9 @@ measured and modelled cycles per KV block side by side.
 
 Usage: attn_model_check.py [calibration_attn.csv] [--tgsim PATH] [--gpu h200] [--set FIELD=VALUE]...
                            [--fail-above PCT]   (exit 1 if the calibrated group's MAPE exceeds PCT)
+                           [--pipeline]   (FlashAttention-2 loops: only the first k-slice's ldmatrix
+                                           gates the MMAs, the rest runs beside them; a trial, off in
+                                           the lowering: docs/validation.md, attention point 5)
 (e.g. --set simt.rate_during_wgmma=1 for the model without the wgmma slowdown).
 The FlashAttention-2 loops (attn_mma_*) are written in the structure of the FA2 lowering.
 
@@ -141,13 +144,22 @@ def mma_graph(d, rows, keys, softmax, per_sm, blocks, sms=132, loads=""):
 
     if loads:
         nodes.append(load("ldK_0", 0, 0))
+    prev_rest = None
     for j in range(blocks):
-        lk = {"id": f"ldsmK_{j}", "kind": "smem", "bytes": 4 * (rows + keys) * d * 2}
+        lk_bytes = 4 * (rows + keys) * d * 2
+        lk = {"id": f"ldsmK_{j}", "kind": "smem", "bytes": lk_bytes // (d // 16) if PIPELINE else lk_bytes}
         sm = {"id": f"S_{j}", "kind": "mma", "inst": "mma_sync", "dtype": "bf16", "shape": [16, 8, 16], "count": s_mma}
         nodes += [lk, sm]
         if prev:
             edges.append({"from": prev, "to": lk["id"], "kind": "order"})
+        if prev_rest:
+            edges.append({"from": prev_rest, "to": lk["id"], "kind": "order"})
         edges.append({"from": lk["id"], "to": sm["id"]})
+        k_rest = None
+        if PIPELINE and d // 16 > 1:  # the other k-slices' ldmatrix run beside the MMAs
+            k_rest = f"ldsmKr_{j}"
+            nodes.append({"id": k_rest, "kind": "smem", "bytes": lk_bytes - lk["bytes"]})
+            edges.append({"from": lk["id"], "to": k_rest, "kind": "order"})
         if loads:  # FlashAttention-2's copies (fa2.cpp): V_j after PV_j-1; K_j+1 after S_j and V_j landed
             lv_g = load(f"ldV_{j}", j, 1)
             nodes.append(lv_g)
@@ -166,6 +178,8 @@ def mma_graph(d, rows, keys, softmax, per_sm, blocks, sms=132, loads=""):
             ex = {"id": f"exp_{j}", "kind": "simt", "pipe": "sfu", "ops": scores + 2}
             nodes += [mx, ex]
             edges += [{"from": last, "to": mx["id"]}, {"from": mx["id"], "to": ex["id"]}]
+            if k_rest:
+                edges.append({"from": k_rest, "to": mx["id"]})
             if loads and loads != "loads_l2_nowait":
                 edges.append({"from": f"ldV_{j}", "to": mx["id"]})  # wait_all + __syncthreads after S
             last = ex["id"]
@@ -173,15 +187,23 @@ def mma_graph(d, rows, keys, softmax, per_sm, blocks, sms=132, loads=""):
             cv = {"id": f"cvt_{j}", "kind": "simt", "ops": scores / 2}
             nodes.append(cv)
             edges.append({"from": last, "to": cv["id"]})
+            if k_rest:
+                edges.append({"from": k_rest, "to": cv["id"]})
             if loads and loads != "loads_l2_nowait":
                 edges.append({"from": f"ldV_{j}", "to": cv["id"]})
             last = cv["id"]
-        lv = {"id": f"ldsmV_{j}", "kind": "smem", "bytes": 4 * keys * d * 2}
+        lv_bytes = 4 * keys * d * 2
+        lv = {"id": f"ldsmV_{j}", "kind": "smem", "bytes": lv_bytes // (keys // 16) if PIPELINE else lv_bytes}
         pv = {"id": f"PV_{j}", "kind": "mma", "inst": "mma_sync", "dtype": "bf16", "shape": [16, 8, 16], "count": pv_mma}
         nodes += [lv, pv]
         edges += [{"from": last, "to": lv["id"]}, {"from": lv["id"], "to": pv["id"]}]
         if loads:
             edges.append({"from": f"ldV_{j}", "to": lv["id"]})
+        prev_rest = None
+        if PIPELINE and keys // 16 > 1:
+            prev_rest = f"ldsmVr_{j}"
+            nodes.append({"id": prev_rest, "kind": "smem", "bytes": lv_bytes - lv["bytes"]})
+            edges.append({"from": lv["id"], "to": prev_rest, "kind": "order"})
         prev = pv["id"]
     return {
         "format": "tgsim-tile-graph/1",
@@ -198,6 +220,7 @@ def mma_graph(d, rows, keys, softmax, per_sm, blocks, sms=132, loads=""):
 
 
 SETS = []  # extra --set overrides (main: --set FIELD=VALUE)
+PIPELINE = "--pipeline" in sys.argv  # FlashAttention-2 loops: ldmatrix of later k-slices beside the MMAs
 # The loops simt.rate_during_wgmma is calibrated on (--fail-above checks their MAPE).
 CALIBRATED = "wgmma loops with GEMMs and a softmax"
 

@@ -1,0 +1,76 @@
+// cp.async fills stall the SM's compute pipes (sm.cp_async_fill_stall_cycles per warp instruction;
+// calib_fill, docs/model.md), by hand on the toy GPU (1 cycle = 1000 ps; 8 x m64n256k16 = 1024
+// cycles of tensor work).
+#include <gtest/gtest.h>
+
+#include "sim/engine/simulator.h"
+#include "tests/sim/engine/test_machine.h"
+
+namespace tgsim {
+namespace {
+
+using testing::toy_gpu;
+using testing::wgmma_node;
+
+// Warpgroup 0 runs two wgmma nodes back to back (0-1024, then 1024-2048); warpgroup 1 copies
+// `bytes` with cp.async (`access` bytes per thread), which lands during the first one. With
+// `gated`, the first wgmma waits for the copy instead (its pipes are idle while the data comes).
+graph::TileGraph fill_graph(std::int64_t bytes, int access, bool gated) {
+  graph::CtaTemplate t;
+  t.name = "main";
+  t.roles = {graph::Role{"wg0", 0, 4}, graph::Role{"wg1", 4, 4}};
+  graph::Node copy;
+  copy.id = "copy";
+  copy.kind = graph::NodeKind::load;
+  copy.engine = graph::MemEngine::cp_async;
+  copy.role = 1;
+  copy.bytes = Bytes{bytes};
+  copy.access = access;
+  t.nodes = {wgmma_node("mma0", 8), wgmma_node("mma1", 8), copy};
+  t.edges = {{0, 1, graph::EdgeKind::order}};
+  if (gated) t.edges.push_back({2, 0});
+  graph::TileGraph g;
+  g.name = "fill";
+  graph::Kernel k;
+  k.name = "k";
+  k.cta.threads = 256;
+  k.cta.shared_memory = Bytes{64 * 1024};
+  k.templates.push_back(std::move(t));
+  k.grid.push_back(graph::CtaGroup{0, 1, 0, {}});
+  g.kernels.push_back(std::move(k));
+  return g;
+}
+
+std::int64_t latency_ps(const graph::TileGraph& g, const hw::GpuSpec& spec) {
+  return engine::Simulator(g, spec).run().latency.count();
+}
+
+TEST(FillStall, NotModelledTheCopyHidesBehindTheWgmma) {
+  EXPECT_EQ(latency_ps(fill_graph(16384, 16, false), toy_gpu()), 2'048'000);
+}
+
+TEST(FillStall, SixteenByteCopiesStallTheTensorPipePerWarpInstruction) {
+  auto spec = toy_gpu();
+  spec.sm.cp_async_fill_stall_cycles = Cycles{3.6};
+  // 16 KiB in 16-byte copies: 32 warp instructions x 3.6 = 115.2 cycles, while mma0 runs: mma1
+  // starts at 1139.2 instead of 1024.
+  EXPECT_EQ(latency_ps(fill_graph(16384, 16, false), spec), 2'163'200);
+}
+
+TEST(FillStall, NarrowCopiesStallPerInstructionNotPerByte) {
+  auto spec = toy_gpu();
+  spec.sm.cp_async_fill_stall_cycles = Cycles{3.6};
+  // The same 16 KiB in 4-byte copies: 128 warp instructions x 3.6 = 460.8 cycles.
+  EXPECT_EQ(latency_ps(fill_graph(16384, 4, false), spec), 2'508'800);
+}
+
+TEST(FillStall, AFillIntoIdlePipesCostsNothing) {
+  auto spec = toy_gpu();
+  const std::int64_t without = latency_ps(fill_graph(16384, 16, true), spec);
+  spec.sm.cp_async_fill_stall_cycles = Cycles{3.6};
+  EXPECT_EQ(latency_ps(fill_graph(16384, 16, true), spec), without);
+  EXPECT_GT(without, 2'048'000);  // the wgmma waited for the copy
+}
+
+}  // namespace
+}  // namespace tgsim
