@@ -199,8 +199,8 @@ CompiledTemplate compile_template(const graph::CtaTemplate& t, const hw::GpuSpec
         if (src.kind == NodeKind::load && src.engine == graph::MemEngine::cp_async) {
           c.occupancy_cycles = narrow_access_l1_cycles(src, spec);
           const int width = src.access > 0 && src.access < 16 ? src.access : 16;
-          c.fill_stall_cycles =
-              std::ceil(static_cast<double>(src.bytes.value) / (32.0 * width)) * spec.sm.cp_async_fill_stall_cycles.value;
+          const double instructions = std::ceil(static_cast<double>(src.bytes.value) / (32.0 * width));
+          c.fill_stall_cycles = instructions * spec.sm.cp_async_fill_stall_cycles.value;
         }
         // A register-staged 2-byte ld.global (access 2) costs the L1 pipe per warp instruction,
         // taken when issued: the LSU handles instructions in order, so shared-memory work issued
