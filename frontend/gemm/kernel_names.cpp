@@ -113,9 +113,8 @@ bool is_splitk_reduce(std::string_view name) {
   // CUTLASS 2.x parallel split-K: cutlass::reduction::kernel::ReduceSplitK<...>; cuBLAS's xmma
   // kernels: sm90_xmma_gemm_<types>_..._execute_split_k_kernel__5x_cublas, which follows an
   // ..._execute_segment_k_on_kernel__5x_cublas and sums its K segments' partial tiles.
-  return name.find("splitKreduce_kernel") != std::string_view::npos ||
-         name.find("ReduceSplitK") != std::string_view::npos ||
-         (name.find("_xmma_") != std::string_view::npos && name.find("_execute_split_k_kernel") != std::string_view::npos);
+  const auto has = [&](std::string_view part) { return name.find(part) != std::string_view::npos; };
+  return has("splitKreduce_kernel") || has("ReduceSplitK") || (has("_xmma_") && has("_execute_split_k_kernel"));
 }
 
 }  // namespace detail

@@ -37,8 +37,8 @@ void complete_from_launch(const KernelNameResult& k, const Request& r, Resolved&
       out.notes.push_back(fmt::format("cluster {} from the recorded launch, along m (the CTAs share B)", cluster));
     } else if (n_tiles >= cluster) {
       s.cluster = {1, static_cast<int>(cluster)};
-      out.notes.push_back(fmt::format("cluster {} from the recorded launch, along n (the CTAs share A): only {} tile(s) along m",
-                                      cluster, m_tiles));
+      out.notes.push_back(fmt::format(
+          "cluster {} from the recorded launch, along n (the CTAs share A): only {} tile(s) along m", cluster, m_tiles));
     } else {
       out.notes.push_back(fmt::format("cluster {} from the recorded launch does not fit {}x{} tiles: modelled as 1x1",
                                       cluster, m_tiles, n_tiles));
@@ -51,7 +51,8 @@ void complete_from_launch(const KernelNameResult& k, const Request& r, Resolved&
     const std::int64_t launched = product(r.launch_grid);
     if (launched > tiles && launched % tiles == 0) {
       s.split_k = static_cast<int>(launched / tiles);
-      out.notes.push_back(fmt::format("split-K {} from the recorded launch ({} CTAs for {} tiles)", s.split_k, launched, tiles));
+      out.notes.push_back(
+          fmt::format("split-K {} from the recorded launch ({} CTAs for {} tiles)", s.split_k, launched, tiles));
     }
   }
   // CUTLASS 2.x kernels (Kernel2<cutlass_*>) launch (tiles along m, tiles along n, K slices):

@@ -17,7 +17,8 @@
 //     COPY 0: none (waits); 1: from a 4 MiB L2-resident region; 2: from HBM (a region of its own
 //     per copier, 64 MiB, streamed); 3: as 1 with two rounds in flight (two 32 KiB buffers,
 //     wait_group 1), a higher fill rate; 4 / 5: as 1 with 4- / 8-byte cp.async.ca per lane
-//     (CUTLASS 2.x align1/align2 kernels' copies), contiguous per warp. It counts the bytes and cycles it copied while the victim ran.
+//     (CUTLASS 2.x align1/align2 kernels' copies), contiguous per warp. It counts the bytes and
+//     cycles it copied while the victim ran.
 // Outputs per CTA: victim cycles (cycles[sm]), copier bytes (bytes[sm]) and cycles (ccycles[sm]).
 #pragma once
 
