@@ -81,7 +81,7 @@ struct SmSpec {
   // While the data of a warp's cp.async is written into an SM's shared memory, the SM's other
   // work stalls: its tensor, SIMT and SFU pipes lose this many cycles per warp instruction, of 4,
   // 8 or 16 bytes per thread alike (calib_fill: a co-resident CTA's ldmatrix, mma.sync and FFMA
-  // loops slow by 2.1-4.8 cycles per warp instruction another CTA copies). Zero: not modelled.
+  // loops slow by 2.6-4.8 cycles per warp instruction another CTA copies). Zero: not modelled.
   Cycles cp_async_fill_stall_cycles{0};
   // SM cycles per warp instruction of a register-staged ld.global of 2 bytes per thread in
   // CUTLASS's align1 thread map (load nodes with `access` 2: the sm75 GEMM fallbacks): the L1

@@ -6,10 +6,10 @@
 // ldmatrix.x4 (ldsm), of mma.sync from registers (mma), or FlashAttention-2's pipelined
 // ldmatrix + mma.sync step (ldsm_mma), while a copier CTA on the same SM copies 32 KiB rounds
 // with 16-byte cp.async.cg from an L2-resident region (l2; l2x2: two rounds in flight; l2_4b,
-// l2_8b: 4- or 8-byte copies), from HBM (hbm), or does nothing (none); a victim of FP32 FMAs
-// (fma) checks the SIMT pipe. Rows: the victim's SM cycles per iteration (median over SMs of
-// the median of 3 launches), and the copier's shared-memory fill rate in bytes per SM cycle
-// while the victim ran (idle victim: the copier alone).
+// l2_8b: 4- or 8-byte copies; l2_tma: TMA bulk copies), from HBM (hbm), or does nothing (none);
+// a victim of FP32 FMAs (fma) checks the SIMT pipe. Rows: the victim's SM cycles per iteration
+// (median over SMs of the median of 3 launches), and the copier's shared-memory fill rate in
+// bytes per SM cycle while the victim ran (idle victim: the copier alone).
 // How: grid = 2 x SMs CTAs of 128 threads, 100 KiB of dynamic shared memory each (two fit per
 // SM, three do not); the first CTA on an SM (%smid ticket) is the victim, the second the copier;
 // the victim starts once its copier has arrived and flags the copier to stop when done.
@@ -25,7 +25,7 @@ using namespace bench;
 namespace {
 
 const char* kVictim[] = {"ldsm", "mma", "ldsm_mma", "idle", "fma"};
-const char* kCopy[] = {"none", "l2", "hbm", "l2x2", "l2_4b", "l2_8b"};
+const char* kCopy[] = {"none", "l2", "hbm", "l2x2", "l2_4b", "l2_8b", "l2_tma"};
 // Work per warp and iteration, for the method text.
 const char* kVictimWork[] = {"8 ldmatrix.x4 (4 KiB)", "16 mma.sync m16n8k16 bf16 from registers",
                              "6 ldmatrix.x4 + 16 mma.sync m16n8k16 bf16, next step's loads before this step's MMAs",
@@ -90,7 +90,8 @@ void run(CalibCsv& csv, const Bufs& b, int iters) {
                 : COPY == 2 ? "from HBM (64 MiB per copier)"
                 : COPY == 3 ? "from a 4 MiB L2-resident region, two rounds in flight"
                 : COPY == 4 ? "from a 4 MiB L2-resident region, 4 bytes per lane (cp.async.ca 4)"
-                            : "from a 4 MiB L2-resident region, 8 bytes per lane (cp.async.ca 8)",
+                : COPY == 5 ? "from a 4 MiB L2-resident region, 8 bytes per lane (cp.async.ca 8)"
+                            : "from a 4 MiB L2-resident region with TMA bulk copies (4 x 8 KiB per round)",
                 b.sms);
   if (VICTIM != 3 && !victim.empty()) csv.row(tag + "_victim", median(victim), "cycles/iter", m, 1);
   if (COPY != 0 && !rate.empty()) csv.row(tag + "_fill", median(rate), "B/clk/SM", m, 2);
@@ -104,6 +105,7 @@ void run_victim(CalibCsv& csv, const Bufs& b, int iters) {
   run<VICTIM, 3>(csv, b, iters);
   run<VICTIM, 4>(csv, b, iters);
   run<VICTIM, 5>(csv, b, iters);
+  run<VICTIM, 6>(csv, b, iters);
 }
 
 }  // namespace

@@ -17,12 +17,13 @@
 //     COPY 0: none (waits); 1: from a 4 MiB L2-resident region; 2: from HBM (a region of its own
 //     per copier, 64 MiB, streamed); 3: as 1 with two rounds in flight (two 32 KiB buffers,
 //     wait_group 1), a higher fill rate; 4 / 5: as 1 with 4- / 8-byte cp.async.ca per lane
-//     (CUTLASS 2.x align1/align2 kernels' copies), contiguous per warp. It counts the bytes and
-//     cycles it copied while the victim ran.
+//     (CUTLASS 2.x align1/align2 kernels' copies), contiguous per warp; 6: as 1 with TMA bulk
+//     copies (cp.async.bulk, 4 x 8 KiB per round from one thread, an mbarrier with expect_tx).
+//     It counts the bytes and cycles it copied while the victim ran.
 // Outputs per CTA: victim cycles (cycles[sm]), copier bytes (bytes[sm]) and cycles (ccycles[sm]).
 #pragma once
 
-#include "common.h"
+#include "tma_ops.h"
 
 namespace bench {
 
@@ -131,6 +132,26 @@ __device__ void copier_loop(uint32_t base, const uint8_t* src, long long region,
   const long long t0 = clock64();
   if constexpr (COPY == 0) {
     while (*done == 0) __nanosleep(500);
+  } else if constexpr (COPY == 6) {
+    __shared__ __align__(8) unsigned long long bar_storage;
+    const uint32_t bar = smem_u32(&bar_storage);
+    if (threadIdx.x == 0) mbar_init(bar, 1);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    __syncthreads();
+    uint32_t parity = 0;
+    while (*done == 0) {
+      if (threadIdx.x == 0) {
+        mbar_arrive_expect_tx(bar, FILL_TILE);
+        for (int q = 0; q < 4; ++q) {
+          bulk_load_1d(base + (uint32_t)(q * (FILL_TILE / 4)), src + (off + q * (FILL_TILE / 4)) % region, FILL_TILE / 4, bar);
+        }
+      }
+      mbar_wait(bar, parity);
+      parity ^= 1;
+      __syncthreads();
+      n += FILL_TILE;
+      off += FILL_TILE;
+    }
   } else {
     int buf = 0;
     while (*done == 0) {
