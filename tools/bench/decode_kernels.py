@@ -10,16 +10,19 @@ before every call, 20 calls after 3 warm-ups; per kernel the median duration.
 Output: CSV backend,batch,heads,heads_kv,seq_kv,head_dim,kernel_index,kernel,duration_us,calls.
 Usage: decode_kernels.py OUT.csv [--dry-run]
 """
-import csv
-import statistics
 import sys
 
-from capture_util import strip_kernel_name
+from capture_util import kernels_per_call, median_per_kernel, write_rows
 
 # backend, batch, heads, heads_kv, seq_kv, head_dim (seq_q = 1, bf16)
 CASES = [(be, b, 32, 8, kv, 128) for be in ("flash", "cudnn") for b, kv in
          ((1, 1024), (1, 4096), (1, 8192), (1, 32768), (2, 2048), (8, 1024), (8, 8192))]
 CALLS = 20
+
+
+def is_flush(name):
+    """The flush's fill kernel, which opens each profiled call."""
+    return "fill" in name.lower() or "memset" in name.lower()
 
 
 def main(argv):
@@ -46,34 +49,17 @@ def main(argv):
         for _ in range(3):
             call()
         torch.cuda.synchronize()
-        per_call = []
         with profile(activities=[ProfilerActivity.CUDA]) as prof:
             for _ in range(CALLS):
                 flush.zero_()
                 torch.cuda.synchronize()
                 call()
                 torch.cuda.synchronize()
-        # kernels in time order; the flush's fill kernel separates the calls
-        events = sorted((e for e in prof.events() if e.device_type.name == "CUDA"), key=lambda e: e.time_range.start)
-        cur = None
-        for e in events:
-            name = strip_kernel_name(e.name)
-            if "fill" in name.lower() or "memset" in name.lower():
-                cur = []
-                per_call.append(cur)
-                continue
-            if cur is not None:
-                cur.append((name, e.time_range.elapsed_us()))
-        n_k = min(len(c) for c in per_call) if per_call else 0
-        for i in range(n_k):
-            durs = [c[i][1] for c in per_call if len(c) > i]
+        for i, name, dur, calls in median_per_kernel(kernels_per_call(prof, is_flush)):
             rows.append(dict(backend=be, batch=b, heads=h, heads_kv=hkv, seq_kv=kv, head_dim=d, kernel_index=i,
-                             kernel=per_call[0][i][0], duration_us=f"{statistics.median(durs):.3f}", calls=len(durs)))
-            print(f"{be} b{b} kv{kv} kernel {i}: {statistics.median(durs):8.2f} us  {per_call[0][i][0][:90]}", flush=True)
-    with open(out, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-        w.writeheader()
-        w.writerows(rows)
+                             kernel=name, duration_us=f"{dur:.3f}", calls=calls))
+            print(f"{be} b{b} kv{kv} kernel {i}: {dur:8.2f} us  {name[:90]}", flush=True)
+    write_rows(out, rows)
     return 0
 
 

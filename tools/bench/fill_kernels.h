@@ -23,6 +23,7 @@
 // Outputs per CTA: victim cycles (cycles[sm]), copier bytes (bytes[sm]) and cycles (ccycles[sm]).
 #pragma once
 
+#include "mma_sync_ops.h"
 #include "tma_ops.h"
 
 namespace bench {
@@ -36,16 +37,6 @@ __device__ __forceinline__ unsigned smid() {
   unsigned r;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(r));
   return r;
-}
-
-__device__ __forceinline__ void fill_ldsm(uint32_t (&r)[4], uint32_t addr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
-}
-__device__ __forceinline__ void fill_mma(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
 // The victim's loop; returns its clock64 cycles.
@@ -81,7 +72,7 @@ __device__ long long victim_loop(int iters, uint32_t base, float* sink) {
 #pragma unroll
       for (int j = 0; j < 8; ++j) {
         uint32_t r[4];
-        fill_ldsm(r, at(it * 8 + j));
+        ldsm_x4(r, at(it * 8 + j));
         fold ^= r[0] ^ r[1] ^ r[2] ^ r[3];
       }
     }
@@ -98,21 +89,21 @@ __device__ long long victim_loop(int iters, uint32_t base, float* sink) {
   } else if constexpr (VICTIM == 1) {
     for (int it = 0; it < iters; ++it) {
 #pragma unroll
-      for (int m = 0; m < 16; ++m) fill_mma(acc[m & 7], f[0][m & 3], f[1][m & 1][0], f[1][m & 1][1]);
+      for (int m = 0; m < 16; ++m) mma16816(acc[m & 7], f[0][m & 3], f[1][m & 1][0], f[1][m & 1][1]);
     }
   } else {
     // stage s of step it: 6 ldmatrix.x4 (2 Q slabs, 4 K pairs), then 2 x 8 mma.sync
 #pragma unroll
-    for (int j = 0; j < 6; ++j) fill_ldsm(f[0][j], at(j));
+    for (int j = 0; j < 6; ++j) ldsm_x4(f[0][j], at(j));
     for (int it = 0; it < iters; it += 2) {
 #pragma unroll
       for (int s = 0; s < 2; ++s) {
 #pragma unroll
-        for (int j = 0; j < 6; ++j) fill_ldsm(f[s ^ 1][j], at((it + s + 1) * 6 + j));
+        for (int j = 0; j < 6; ++j) ldsm_x4(f[s ^ 1][j], at((it + s + 1) * 6 + j));
 #pragma unroll
         for (int a = 0; a < 2; ++a)
 #pragma unroll
-          for (int b = 0; b < 8; ++b) fill_mma(acc[(a * 8 + b) & 7], f[s][a], f[s][2 + b / 2][(b & 1) * 2], f[s][2 + b / 2][(b & 1) * 2 + 1]);
+          for (int b = 0; b < 8; ++b) mma16816(acc[(a * 8 + b) & 7], f[s][a], f[s][2 + b / 2][(b & 1) * 2], f[s][2 + b / 2][(b & 1) * 2 + 1]);
       }
     }
   }

@@ -15,11 +15,9 @@ split-K reduction when there is one) the median duration over CALLS calls after 
 Output: CSV state,M,N,K,kernel_index,kernel,duration_us,calls.
 Usage: gemm_l2_state.py OUT.csv [--dry-run]
 """
-import csv
-import statistics
 import sys
 
-from capture_util import strip_kernel_name
+from capture_util import kernels_per_call, median_per_kernel, write_rows
 
 # (M tokens, N out features, K in features): Llama-3-8B decode projections (QKV, O, gate/up, down)
 SHAPES = [(m, n, k) for m in (8, 32) for n, k in ((6144, 4096), (4096, 4096), (28672, 4096), (4096, 14336))]
@@ -53,37 +51,18 @@ def main(argv):
                 prep[state]()
                 call()
             torch.cuda.synchronize()
-            per_call = []
             with profile(activities=[ProfilerActivity.CUDA]) as prof:
                 for _ in range(CALLS):
                     prep[state]()
                     torch.cuda.synchronize()
                     call()
                     torch.cuda.synchronize()
-            # kernels in time order; the preparation's at::native kernel(s) open each call
-            events = sorted((e for e in prof.events() if e.device_type.name == "CUDA"), key=lambda e: e.time_range.start)
-            cur = None
-            for e in events:
-                name = strip_kernel_name(e.name)
-                if "at::native" in name:
-                    if cur is None or cur:
-                        cur = []
-                        per_call.append(cur)
-                    continue
-                if cur is not None:
-                    cur.append((name, e.time_range.elapsed_us()))
-            per_call = [c for c in per_call if c]
-            n_k = min(len(c) for c in per_call) if per_call else 0
-            for i in range(n_k):
-                durs = [c[i][1] for c in per_call]
-                rows.append(dict(state=state, M=m, N=n, K=k, kernel_index=i, kernel=per_call[0][i][0],
-                                 duration_us=f"{statistics.median(durs):.3f}", calls=len(durs)))
-                print(f"{state:5s} {m}x{n}x{k} kernel {i}: {statistics.median(durs):8.2f} us  {per_call[0][i][0][:80]}",
-                      flush=True)
-    with open(out, "w", newline="") as f:
-        wr = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-        wr.writeheader()
-        wr.writerows(rows)
+            # the preparation's at::native kernel(s) open each call
+            for i, name, dur, calls in median_per_kernel(kernels_per_call(prof, lambda kname: "at::native" in kname)):
+                rows.append(dict(state=state, M=m, N=n, K=k, kernel_index=i, kernel=name, duration_us=f"{dur:.3f}",
+                                 calls=calls))
+                print(f"{state:5s} {m}x{n}x{k} kernel {i}: {dur:8.2f} us  {name[:80]}", flush=True)
+    write_rows(out, rows)
     return 0
 
 
