@@ -56,12 +56,26 @@ std::string dims_text(const ProfiledOp& op) {
   return s;
 }
 
+// What the profiler (CUPTI) records of kernel i beyond the model's (end - start). A kernel the
+// model times by its CTAs' span (GEMM, attention; `span_modelled`) gets launch.cupti_duration_extra,
+// the set-up and tear-down CUPTI counts around the CTAs (calib_graph); the PyTorch elementwise
+// classes' set-up was measured from CUPTI durations and already holds it. A kernel launched with
+// programmatic dependent launch (cuBLASLt's split-K reduction) is resident and waiting at
+// griddepcontrol.wait while the model's launch.pdl_kernel_gap behind its predecessor runs, and
+// CUPTI times it from then (calib_graph stream_pdl: the dependent's duration spans the wait;
+// traces/h200/profiles: the reduction starts 0.16 us before its GEMM ends).
+Duration cupti_extra(const graph::TileGraph& g, std::size_t i, const hw::GpuSpec& spec, bool span_modelled) {
+  Duration d = span_modelled ? spec.launch.cupti_duration_extra : Duration{0};
+  if (i > 0 && i < g.kernels.size() && g.kernels[i].programmatic) d += spec.launch.pdl_kernel_gap;
+  return d;
+}
+
 // Sets the row's predicted time to the kernel durations (end - start) of every kernel in a
 // simulated graph (launch gaps excluded, as the profiler's kernel durations exclude them) and its
 // tensor busy time. `window_duty` >= 0: the profile's average tensor duty, which the slow power
 // limit sees (SimOptions::window_duty).
 void simulate_row(const graph::TileGraph& g, const hw::GpuSpec& spec, const graph::Limits& limits, double window_duty,
-                  ReplayRow& row) {
+                  bool span_modelled, ReplayRow& row) {
   graph::validate_tile_graph(g, g.name);
   graph::check_limits(g, limits);  // too big for the machine: the row says so
   engine::SimOptions o;
@@ -75,8 +89,9 @@ void simulate_row(const graph::TileGraph& g, const hw::GpuSpec& spec, const grap
   const auto r = engine::simulate(g, spec, o);
   row.predicted_us = 0;
   row.tensor_busy_us = 0;
-  for (const auto& k : r.kernels) {
-    row.predicted_us += to_us(k.end - k.start);
+  for (std::size_t i = 0; i < r.kernels.size(); ++i) {
+    const auto& k = r.kernels[i];
+    row.predicted_us += to_us(k.end - k.start) + to_us(cupti_extra(g, i, spec, span_modelled));
     row.tensor_busy_us += k.tensor_utilisation * to_us(k.end - k.start);
   }
 }
@@ -127,7 +142,7 @@ bool predict_gemm(const ProfiledLaunch& l, const hw::GpuSpec& spec, const graph:
   const auto lowered = gemm::lower_gemm(r.problem, r.schedule, spec);
   row.category = "gemm";
   row.schedule = lowered.schedule.name;
-  simulate_row(lowered.graph, spec, limits, window_duty, row);
+  simulate_row(lowered.graph, spec, limits, window_duty, true, row);
   row.simulated = true;
   return true;
 }
@@ -172,7 +187,7 @@ bool predict_attention(const ProfiledLaunch& l, const hw::GpuSpec& spec, const g
   const auto lowered = attention::lower_attention(r.problem, r.schedule, spec);
   row.category = "attention";
   row.schedule = lowered.schedule.name;
-  simulate_row(lowered.graph, spec, limits, window_duty, row);
+  simulate_row(lowered.graph, spec, limits, window_duty, true, row);
   row.simulated = true;
   return true;
 }
@@ -238,7 +253,7 @@ bool predict_elementwise(const ProfiledLaunch& l, const hw::GpuSpec& spec, const
   g.kernels.push_back(frontend::elementwise_kernel(op.name, e));
   row.category = "elementwise";
   row.schedule = std::string(cls.name);
-  simulate_row(g, spec, limits, window_duty, row);
+  simulate_row(g, spec, limits, window_duty, false, row);
   row.simulated = true;
   return true;
 }

@@ -200,7 +200,9 @@ CompiledTemplate compile_template(const graph::CtaTemplate& t, const hw::GpuSpec
           c.occupancy_cycles = narrow_access_l1_cycles(src, spec);
           const int width = src.access > 0 && src.access < 16 ? src.access : 16;
           const double instructions = std::ceil(static_cast<double>(src.bytes.value) / (32.0 * width));
-          c.fill_stall_cycles = instructions * spec.sm.cp_async_fill_stall_cycles.value;
+          const double narrow = spec.sm.cp_async_narrow_fill_stall_cycles.value;
+          c.fill_stall_cycles =
+              instructions * (width < 16 && narrow > 0 ? narrow : spec.sm.cp_async_fill_stall_cycles.value);
         }
         // A register-staged 2-byte ld.global (access 2) costs the L1 pipe per warp instruction,
         // taken when issued: the LSU handles instructions in order, so shared-memory work issued

@@ -83,6 +83,11 @@ struct SmSpec {
   // 8 or 16 bytes per thread alike (calib_fill: a co-resident CTA's ldmatrix, mma.sync and FFMA
   // loops slow by 2.6-4.8 cycles per warp instruction another CTA copies). Zero: not modelled.
   Cycles cp_async_fill_stall_cycles{0};
+  // The same for narrow copies (4 or 8 bytes per thread, `access` 4 / 8 load nodes) into the
+  // swizzled 128-byte rows of CUTLASS 2.x align2/align4 kernels, whose shared-memory writes meet
+  // bank conflicts (calib_fill l2_4b_swz / l2_8b_swz: 5.0-5.9 cycles per warp instruction for
+  // ldmatrix and mma.sync victims). Zero: cp_async_fill_stall_cycles.
+  Cycles cp_async_narrow_fill_stall_cycles{0};
   // SM cycles per warp instruction of a register-staged ld.global of 2 bytes per thread in
   // CUTLASS's align1 thread map (load nodes with `access` 2: the sm75 GEMM fallbacks): the L1
   // pipe's cost of an instruction whose lanes touch 8 rows. Zero: charged by bytes.
@@ -204,6 +209,10 @@ struct LaunchSpec {
   Duration graph_launch_overhead{0};  // the first kernel of a CUDA graph launched onto an idle stream
   Duration pdl_kernel_gap{0};         // a `programmatic` kernel queued behind another: gap after it ends
   Duration cta_launch{0};           // block scheduler: time to start a CTA on a free slot
+  // What a profiler (CUPTI) records of a kernel beyond its CTAs' span (first CTA start to last
+  // CTA end): the set-up before the first CTA and the tear-down after the last. Profile replay
+  // adds it to kernels modelled by their span (GEMM, attention); optional, default 0.
+  Duration cupti_duration_extra{0};
   bool operator==(const LaunchSpec&) const = default;
 };
 

@@ -100,6 +100,7 @@ void check_sm(const SmSpec& s, const ReadContext& ctx) {
   require_non_negative(ctx, "/sm/cp_async_4b_cycles", s.cp_async_4b_cycles.value);
   require_non_negative(ctx, "/sm/cp_async_8b_cycles", s.cp_async_8b_cycles.value);
   require_non_negative(ctx, "/sm/cp_async_fill_stall_cycles", s.cp_async_fill_stall_cycles.value);
+  require_non_negative(ctx, "/sm/cp_async_narrow_fill_stall_cycles", s.cp_async_narrow_fill_stall_cycles.value);
   require_non_negative(ctx, "/sm/ldg_2b_cycles", s.ldg_2b_cycles.value);
   require_non_negative(ctx, "/sm/ldg_2b_aligned_pitch_cycles", s.ldg_2b_aligned_pitch_cycles.value);
   require_non_negative(ctx, "/sm/ldg_2b_pitch16_cycles", s.ldg_2b_pitch16_cycles.value);
@@ -210,6 +211,7 @@ void check_memory(const GpuSpec& spec, const ReadContext& ctx) {
   require_non_negative(ctx, "/launch/graph_launch_overhead",
                        static_cast<double>(spec.launch.graph_launch_overhead.count()));
   require_non_negative(ctx, "/launch/pdl_kernel_gap", static_cast<double>(spec.launch.pdl_kernel_gap.count()));
+  require_non_negative(ctx, "/launch/cupti_duration_extra", static_cast<double>(spec.launch.cupti_duration_extra.count()));
   require_non_negative(ctx, "/launch/queued_kernel_gap", static_cast<double>(spec.launch.queued_kernel_gap.count()));
 }
 

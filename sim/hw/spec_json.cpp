@@ -52,6 +52,9 @@ SmSpec read_sm(const ObjectReader& r) {
   if (r.has("cp_async_4b_cycles")) s.cp_async_4b_cycles = r.cycles("cp_async_4b_cycles");
   if (r.has("cp_async_8b_cycles")) s.cp_async_8b_cycles = r.cycles("cp_async_8b_cycles");
   if (r.has("cp_async_fill_stall_cycles")) s.cp_async_fill_stall_cycles = r.cycles("cp_async_fill_stall_cycles");
+  if (r.has("cp_async_narrow_fill_stall_cycles")) {
+    s.cp_async_narrow_fill_stall_cycles = r.cycles("cp_async_narrow_fill_stall_cycles");
+  }
   if (r.has("ldg_2b_cycles")) s.ldg_2b_cycles = r.cycles("ldg_2b_cycles");
   s.ldg_2b_aligned_pitch_cycles = r.has("ldg_2b_aligned_pitch_cycles") ? r.cycles("ldg_2b_aligned_pitch_cycles") : s.ldg_2b_cycles;
   s.ldg_2b_pitch16_cycles = r.has("ldg_2b_pitch16_cycles") ? r.cycles("ldg_2b_pitch16_cycles") : s.ldg_2b_cycles;
@@ -167,6 +170,7 @@ LaunchSpec read_launch(const ObjectReader& r) {
   l.graph_launch_overhead = r.has("graph_launch_overhead") ? r.duration("graph_launch_overhead") : l.kernel_overhead;
   l.pdl_kernel_gap = r.has("pdl_kernel_gap") ? r.duration("pdl_kernel_gap") : l.queued_kernel_gap;
   l.cta_launch = r.duration("cta_launch");
+  if (r.has("cupti_duration_extra")) l.cupti_duration_extra = r.duration("cupti_duration_extra");
   return l;
 }
 
@@ -183,7 +187,7 @@ GpuSpec read_document(const nlohmann::json& doc, ReadContext& ctx) {
   spec.sm = read_sm(top.section(
       "sm", {"count", "sub_partitions", "max_threads", "max_warps", "max_ctas", "registers", "register_alloc_unit",
              "shared_memory", "shared_memory_per_cta", "reserved_shared_memory_per_cta", "shared_memory_bandwidth",
-             "l2_bandwidth_per_sm", "cp_async_4b_cycles", "cp_async_8b_cycles", "cp_async_fill_stall_cycles", "ldg_2b_cycles", "ldg_2b_aligned_pitch_cycles", "ldg_2b_pitch16_cycles", "instruction_fetch_cycles",
+             "l2_bandwidth_per_sm", "cp_async_4b_cycles", "cp_async_8b_cycles", "cp_async_fill_stall_cycles", "cp_async_narrow_fill_stall_cycles", "ldg_2b_cycles", "ldg_2b_aligned_pitch_cycles", "ldg_2b_pitch16_cycles", "instruction_fetch_cycles",
              "l2_bandwidth_per_sm_pitch16", "l2_bandwidth_per_sm_pitch32"}));
   spec.gpc = read_gpc(top.section("gpc", {"count", "sms_per_gpc", "max_cluster_size"}));
   spec.tensor = read_tensor(top.section("tensor", {"flops_per_cycle", "latency", "mma_sync_latency", "mma_sync_k8_fraction", "wgmma_overhead", "ws_k_step_floor"}));
@@ -197,7 +201,7 @@ GpuSpec read_document(const nlohmann::json& doc, ReadContext& ctx) {
                                                   "store_fence"}));
   }
   spec.launch = read_launch(top.section("launch", {"kernel_overhead", "queued_kernel_gap", "graph_kernel_overhead", "graph_launch_overhead",
-                                                       "pdl_kernel_gap", "cta_launch"}));
+                                                       "pdl_kernel_gap", "cta_launch", "cupti_duration_extra"}));
   if (top.has("notes")) spec.notes = top.text("notes");
   spec.sources = ctx.sources();
   check_gpu_spec(spec, ctx);

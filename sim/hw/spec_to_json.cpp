@@ -98,6 +98,9 @@ nlohmann::json to_json(const GpuSpec& s) {
   if (s.sm.cp_async_fill_stall_cycles.value != 0) {
     w.set("sm", "cp_async_fill_stall_cycles", format_cycles(s.sm.cp_async_fill_stall_cycles));
   }
+  if (s.sm.cp_async_narrow_fill_stall_cycles.value != 0) {
+    w.set("sm", "cp_async_narrow_fill_stall_cycles", format_cycles(s.sm.cp_async_narrow_fill_stall_cycles));
+  }
   if (s.sm.ldg_2b_cycles.value != 0) w.set("sm", "ldg_2b_cycles", format_cycles(s.sm.ldg_2b_cycles));
   if (s.sm.ldg_2b_aligned_pitch_cycles.value != s.sm.ldg_2b_cycles.value)
     w.set("sm", "ldg_2b_aligned_pitch_cycles", format_cycles(s.sm.ldg_2b_aligned_pitch_cycles));
@@ -154,6 +157,9 @@ nlohmann::json to_json(const GpuSpec& s) {
   w.set("launch", "graph_launch_overhead", format_duration(s.launch.graph_launch_overhead));
   w.set("launch", "pdl_kernel_gap", format_duration(s.launch.pdl_kernel_gap));
   w.set("launch", "cta_launch", format_duration(s.launch.cta_launch));
+  if (s.launch.cupti_duration_extra.count() != 0) {
+    w.set("launch", "cupti_duration_extra", format_duration(s.launch.cupti_duration_extra));
+  }
 
   if (!s.notes.empty()) w.set("", "notes", s.notes);
   return std::move(w.doc());

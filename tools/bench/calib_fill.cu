@@ -6,7 +6,9 @@
 // ldmatrix.x4 (ldsm), of mma.sync from registers (mma), or FlashAttention-2's pipelined
 // ldmatrix + mma.sync step (ldsm_mma), while a copier CTA on the same SM copies 32 KiB rounds
 // with 16-byte cp.async.cg from an L2-resident region (l2; l2x2: two rounds in flight; l2_4b,
-// l2_8b: 4- or 8-byte copies; l2_tma: TMA bulk copies), from HBM (hbm), or does nothing (none);
+// l2_8b: 4- or 8-byte copies; l2_4b_swz, l2_8b_swz: the same into swizzled 128-byte rows with
+// bank conflicts, as CUTLASS's align2 kernels; l2_tma: TMA bulk copies), from HBM (hbm), or does
+// nothing (none);
 // a victim of FP32 FMAs (fma) checks the SIMT pipe. Rows: the victim's SM cycles per iteration
 // (median over SMs of the median of 3 launches), and the copier's shared-memory fill rate in
 // bytes per SM cycle while the victim ran (idle victim: the copier alone).
@@ -25,7 +27,7 @@ using namespace bench;
 namespace {
 
 const char* kVictim[] = {"ldsm", "mma", "ldsm_mma", "idle", "fma"};
-const char* kCopy[] = {"none", "l2", "hbm", "l2x2", "l2_4b", "l2_8b", "l2_tma"};
+const char* kCopy[] = {"none", "l2", "hbm", "l2x2", "l2_4b", "l2_8b", "l2_tma", "l2_4b_swz", "l2_8b_swz"};
 // Work per warp and iteration, for the method text.
 const char* kVictimWork[] = {"8 ldmatrix.x4 (4 KiB)", "16 mma.sync m16n8k16 bf16 from registers",
                              "6 ldmatrix.x4 + 16 mma.sync m16n8k16 bf16, next step's loads before this step's MMAs",
@@ -91,6 +93,8 @@ void run(CalibCsv& csv, const Bufs& b, int iters) {
                 : COPY == 3 ? "from a 4 MiB L2-resident region, two rounds in flight"
                 : COPY == 4 ? "from a 4 MiB L2-resident region, 4 bytes per lane (cp.async.ca 4)"
                 : COPY == 5 ? "from a 4 MiB L2-resident region, 8 bytes per lane (cp.async.ca 8)"
+                : COPY == 7 ? "from a 4 MiB L2-resident region, 4 bytes per lane into swizzled 128-byte rows (lane l row l; 8 lanes per bank)"
+                : COPY == 8 ? "from a 4 MiB L2-resident region, 8 bytes per lane into swizzled 128-byte rows (lane l row l)"
                             : "from a 4 MiB L2-resident region with TMA bulk copies (4 x 8 KiB per round)",
                 b.sms);
   if (VICTIM != 3 && !victim.empty()) csv.row(tag + "_victim", median(victim), "cycles/iter", m, 1);
@@ -106,6 +110,8 @@ void run_victim(CalibCsv& csv, const Bufs& b, int iters) {
   run<VICTIM, 4>(csv, b, iters);
   run<VICTIM, 5>(csv, b, iters);
   run<VICTIM, 6>(csv, b, iters);
+  run<VICTIM, 7>(csv, b, iters);
+  run<VICTIM, 8>(csv, b, iters);
 }
 
 }  // namespace

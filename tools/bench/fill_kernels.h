@@ -18,7 +18,10 @@
 //     per copier, 64 MiB, streamed); 3: as 1 with two rounds in flight (two 32 KiB buffers,
 //     wait_group 1), a higher fill rate; 4 / 5: as 1 with 4- / 8-byte cp.async.ca per lane
 //     (CUTLASS 2.x align1/align2 kernels' copies), contiguous per warp; 6: as 1 with TMA bulk
-//     copies (cp.async.bulk, 4 x 8 KiB per round from one thread, an mbarrier with expect_tx).
+//     copies (cp.async.bulk, 4 x 8 KiB per round from one thread, an mbarrier with expect_tx);
+//     7 / 8: as 4 / 5 into the swizzled-rows layout of calib_ldgsts (lane l writes row l of its
+//     warp's 32 rows of 128 B, 16-byte chunks XOR (row mod 8): 8 lanes per bank at 4 bytes, the
+//     5-7 wavefronts per instruction Nsight Compute shows in CUTLASS's align2 kernels).
 //     It counts the bytes and cycles it copied while the victim ran.
 // Outputs per CTA: victim cycles (cycles[sm]), copier bytes (bytes[sm]) and cycles (ccycles[sm]).
 #pragma once
@@ -147,7 +150,19 @@ __device__ void copier_loop(uint32_t base, const uint8_t* src, long long region,
     int buf = 0;
     while (*done == 0) {
       const uint32_t dst = base + (uint32_t)(COPY == 3 ? buf * FILL_TILE : 0);
-      if constexpr (COPY == 4 || COPY == 5) {  // narrow copies: 4 or 8 bytes per lane, contiguous per warp
+      if constexpr (COPY == 7 || COPY == 8) {  // narrow copies into swizzled rows (bank conflicts)
+        constexpr int W = COPY == 7 ? 4 : 8;
+        const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll 4
+        for (int i = 0; i < FILL_TILE / (128 * W); ++i) {  // warp instruction i: 32 lanes x W bytes
+          const int group = i / (128 / W), col = (i % (128 / W)) * W;
+          const int row = (warp * (FILL_TILE / 4 / 128)) + group * 32 + lane;
+          const uint32_t d = (uint32_t)(row * 128 + ((((col >> 4) ^ (lane & 7)) << 4) | (col & 15)));
+          asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(dst + d),
+                       "l"(src + (off + (long long)(i * 32 + lane) * W + warp * (FILL_TILE / 4)) % region), "n"(W)
+                       : "memory");
+        }
+      } else if constexpr (COPY == 4 || COPY == 5) {  // narrow copies: 4 or 8 bytes per lane, contiguous per warp
         constexpr int W = COPY == 4 ? 4 : 8;
 #pragma unroll 4
         for (int c = threadIdx.x; c < FILL_TILE / W; c += 128) {

@@ -95,6 +95,36 @@ ProfiledLaunch launch_of(const std::string& kernel, std::int64_t elements) {
   return l;
 }
 
+// The replay compares CUPTI durations: a GEMM kernel, which the model times by its CTAs' span, is
+// charged launch.cupti_duration_extra on top; the elementwise kernel's class set-up already holds
+// it; a split-K reduction launched programmatically also carries the gap it waited through.
+TEST(ProfileReplay, SpanModelledKernelsCarryTheProfilersExtra) {
+  auto spec = hw::load_gpu_preset("h200", TGSIM_SOURCE_DIR "/configs");
+  const auto launches = read_profile(write_trace("tgsim_profile_cupti.json", kTrace));
+  const auto with = replay_profile(launches, spec, 1, nullptr);
+  const double extra_us = to_us(spec.launch.cupti_duration_extra);
+  EXPECT_GT(extra_us, 0.5);
+  spec.launch.cupti_duration_extra = Duration{0};
+  const auto without = replay_profile(launches, spec, 1, nullptr);
+  EXPECT_NEAR(with.rows[0].predicted_us - without.rows[0].predicted_us, extra_us, 1e-6);  // nvjet: one kernel
+  EXPECT_DOUBLE_EQ(with.rows[1].predicted_us, without.rows[1].predicted_us);               // elementwise
+  const char* split = R"json({"traceEvents": [
+ {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 0, "dur": 50,
+  "args": {"External id": 1, "Input Dims": [[32, 4096], [4096, 4096]], "Input type": ["c10::BFloat16", "c10::BFloat16"]}},
+ {"ph": "X", "cat": "kernel", "name": "nvjet_sm90_tst_64x32_64x16_2x1_v_bz_splitK_TNT", "ts": 100, "dur": 11.0,
+  "args": {"External id": 1, "grid": [128, 1, 1]}},
+ {"ph": "X", "cat": "kernel", "name": "void cublasLt::splitKreduce_kernel<32, 16, int, float, __nv_bfloat16, float, __nv_bfloat16, float, __nv_bfloat16, true, false, false>(cublasLt::cublasSplitKParams<float>, float const*, __nv_bfloat16 const*, __nv_bfloat16*, float const*, float const*, __nv_bfloat16 const*, float const*, __nv_bfloat16*, void*, long, float*, int*)", "ts": 111, "dur": 2.0,
+  "args": {"External id": 1}}
+]})json";
+  const auto split_launches = read_profile(write_trace("tgsim_profile_splitk.json", split));
+  const auto a = replay_profile(split_launches, spec, 1, nullptr);  // no extra: the PDL gap alone
+  ASSERT_TRUE(a.rows.at(0).simulated) << a.rows.at(0).reason;
+  spec.launch.pdl_kernel_gap = Duration{0};
+  const auto b = replay_profile(split_launches, spec, 1, nullptr);
+  // Without the gap the reduction starts earlier; its own duration is what it was.
+  EXPECT_NEAR(a.rows.at(0).predicted_us - b.rows.at(0).predicted_us, 0.51, 1e-6);
+}
+
 TEST(ProfileReplay, KernelsStartColdAfterMoreThanL2OfData) {
   const double l2 = 1e6;  // bytes
   // a: first launch cold; b: first cold; a again after 2 x 100 kB: warm; a big op (2 MB) then a:

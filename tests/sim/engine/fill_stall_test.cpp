@@ -64,6 +64,15 @@ TEST(FillStall, NarrowCopiesStallPerInstructionNotPerByte) {
   EXPECT_EQ(latency_ps(fill_graph(16384, 4, false), spec), 2'508'800);
 }
 
+TEST(FillStall, NarrowCopiesIntoSwizzledRowsTakeTheirOwnStall) {
+  auto spec = toy_gpu();
+  spec.sm.cp_async_fill_stall_cycles = Cycles{3.6};
+  spec.sm.cp_async_narrow_fill_stall_cycles = Cycles{5.36};
+  // 128 warp instructions of 4-byte copies x 5.36 = 686.08 cycles; 16-byte copies keep 3.6.
+  EXPECT_EQ(latency_ps(fill_graph(16384, 4, false), spec), 2'734'080);
+  EXPECT_EQ(latency_ps(fill_graph(16384, 16, false), spec), 2'163'200);
+}
+
 TEST(FillStall, AFillIntoIdlePipesCostsNothing) {
   auto spec = toy_gpu();
   const std::int64_t without = latency_ps(fill_graph(16384, 16, true), spec);
