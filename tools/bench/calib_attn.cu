@@ -106,9 +106,9 @@ void run_wgmma(const Ctx& c) {
   c.csv->row(q, per, "cycles/block", m, 1);
 }
 
-template <int D, int ROWS, int KEYS, int SOFTMAX, int LOADS = 0>
+template <int D, int ROWS, int KEYS, int SOFTMAX, int LOADS = 0, int EXTRA = 0>
 void run_mma(const Ctx& c, int per_sm) {
-  auto k = attn_mma_kernel<D, ROWS, KEYS, SOFTMAX, LOADS>;
+  auto k = attn_mma_kernel<D, ROWS, KEYS, SOFTMAX, LOADS, EXTRA>;
   constexpr int SMEM = attn_mma_smem<D, ROWS, KEYS>();
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM));
   int fit = 0;
@@ -140,14 +140,17 @@ void run_mma(const Ctx& c, int per_sm) {
                       : LOADS == 3 ? "_loads_l2_nowait"
                       : LOADS == 4 ? "_loads_l2_1of16"
                                    : "";
-  std::snprintf(q, sizeof q, "attn_mma_d%d_%dx%d_ctas%d_softmax%d%s", D, 4 * ROWS, KEYS, per_sm, SOFTMAX, loads);
+  char fp32[24] = "";
+  if (EXTRA > 0) std::snprintf(fp32, sizeof fp32, "fp32x%d_", EXTRA);
+  std::snprintf(q, sizeof q, "attn_mma_%sd%d_%dx%d_ctas%d_softmax%d%s", fp32, D, 4 * ROWS, KEYS, per_sm, SOFTMAX, loads);
   std::snprintf(m, sizeof m,
                 "cycles per KV block of each CTA (4 warps x %d rows, %d keys, head dim %d; %d CTAs per SM): per block "
-                "__syncthreads, ldmatrix.x4 of Q and K + mma.sync m16n8k16 bf16 for S, %s, __syncthreads, "
+                "__syncthreads, ldmatrix.x4 of Q and K + mma.sync m16n8k16 bf16 for S, %s%s, __syncthreads, "
                 "ldmatrix.x4.trans of V + mma.sync for O; %s; one CTA's tensor time %.0f clk at "
                 "2730 FLOP/clk/SM; %d registers/thread, %d B local memory; %d CTAs on %d SMs; clock64, median over "
                 "CTAs of median of 3 launches; effective clock %.0f MHz (tools/bench/calib_attn.cu)",
                 ROWS, KEYS, D, per_sm, SOFTMAX ? "online softmax" : "bf16 conversion only",
+                EXTRA > 0 ? (" then " + std::to_string(EXTRA) + " FFMA per thread on 8 independent chains").c_str() : "",
                 LOADS == 1   ? "K and V tiles copied each block with 16-byte cp.async (cg) from an L2-resident 8 MiB region, "
                                "in FlashAttention-2's order (V_j after K_j landed, K_j+1 after S_j and V_j landed)"
                 : LOADS == 3 ? "K and V tiles copied each block from an L2-resident 8 MiB region, without the wait for V_j "
@@ -237,6 +240,20 @@ void mma_set(const Ctx& c) {
   run_mma<D, ROWS, KEYS, 1, 4>(c, 2);
 }
 
+// What more FP32 instructions cost FlashAttention-2's d=128 loop at 2 CTAs per SM, resident and
+// with copies (the kernel issues 790 SIMT instructions per thread and block, the loop 432).
+void fp32_set(const Ctx& c) {
+  run_mma<128, 32, 64, 1, 0>(c, 2);
+  run_mma<128, 32, 64, 1, 1>(c, 2);
+  run_mma<128, 32, 64, 1, 0, 128>(c, 2);
+  run_mma<128, 32, 64, 1, 1, 128>(c, 2);
+  run_mma<128, 32, 64, 1, 0, 256>(c, 2);
+  run_mma<128, 32, 64, 1, 1, 256>(c, 2);
+  run_mma<128, 32, 64, 1, 0, 384>(c, 2);
+  run_mma<128, 32, 64, 1, 1, 384>(c, 2);
+  run_mma<128, 32, 64, 1, 1, 384>(c, 1);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -244,6 +261,7 @@ int main(int argc, char** argv) {
   const bool mma_only = argc > 2 && std::string(argv[2]) == "mma";
   const bool extra_only = argc > 2 && std::string(argv[2]) == "extra";
   const bool held_only = argc > 2 && std::string(argv[2]) == "held";
+  const bool fp32_only = argc > 2 && std::string(argv[2]) == "fp32";
   Ctx c{};
   c.sms = open_device0();
   CalibCsv csv(out);
@@ -254,6 +272,11 @@ int main(int argc, char** argv) {
   std::printf("attention consumer loops (operands in shared memory)\n");
   if (held_only) {
     held_set(c);
+    std::printf("calib_attn done\n");
+    return 0;
+  }
+  if (fp32_only) {
+    fp32_set(c);
     std::printf("calib_attn done\n");
     return 0;
   }
