@@ -29,16 +29,7 @@ graph::TileGraph fill_graph(std::int64_t bytes, int access, bool gated) {
   t.nodes = {wgmma_node("mma0", 8), wgmma_node("mma1", 8), copy};
   t.edges = {{0, 1, graph::EdgeKind::order}};
   if (gated) t.edges.push_back({2, 0});
-  graph::TileGraph g;
-  g.name = "fill";
-  graph::Kernel k;
-  k.name = "k";
-  k.cta.threads = 256;
-  k.cta.shared_memory = Bytes{64 * 1024};
-  k.templates.push_back(std::move(t));
-  k.grid.push_back(graph::CtaGroup{0, 1, 0, {}});
-  g.kernels.push_back(std::move(k));
-  return g;
+  return testing::one_kernel(std::move(t), 1, 64 * 1024, 256);
 }
 
 std::int64_t latency_ps(const graph::TileGraph& g, const hw::GpuSpec& spec) {

@@ -35,13 +35,14 @@ inline hw::GpuSpec toy_gpu(int sms = 2) {
   return s;
 }
 
-// One kernel with one template; `count` CTAs, one per SM when `smem_per_cta` is large.
-inline graph::TileGraph one_kernel(graph::CtaTemplate t, std::int64_t count = 1, std::int64_t smem = 1024) {
+// One kernel with one template; `count` CTAs of `threads`, one per SM when `smem` is large.
+inline graph::TileGraph one_kernel(graph::CtaTemplate t, std::int64_t count = 1, std::int64_t smem = 1024,
+                                   int threads = 128) {
   graph::TileGraph g;
   g.name = "test";
   graph::Kernel k;
   k.name = "k";
-  k.cta.threads = 128;
+  k.cta.threads = threads;
   k.cta.shared_memory = Bytes{smem};
   k.templates.push_back(std::move(t));
   k.grid.push_back(graph::CtaGroup{0, count, 0, {}});

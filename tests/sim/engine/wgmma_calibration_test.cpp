@@ -14,6 +14,7 @@
 
 #include "sim/engine/simulate.h"
 #include "sim/hw/spec_json.h"
+#include "tests/sim/engine/test_machine.h"
 
 namespace tgsim {
 namespace {
@@ -34,16 +35,7 @@ graph::TileGraph k_steps(int n, int k, DType dtype, int steps) {
     t.nodes.push_back(std::move(m));
     if (i > 0) t.edges.push_back({i - 1, i, graph::EdgeKind::data});
   }
-  graph::TileGraph g;
-  g.name = "ksteps";
-  graph::Kernel kern;
-  kern.name = "ksteps";
-  kern.cta.threads = 128;
-  kern.cta.shared_memory = Bytes{140 * 1024};
-  kern.templates.push_back(std::move(t));
-  kern.grid.push_back(graph::CtaGroup{0, 1, 0, {}});
-  g.kernels.push_back(std::move(kern));
-  return g;
+  return testing::one_kernel(std::move(t), 1, 140 * 1024);
 }
 
 // Cycles per K step at the preset's boost clock: the difference of two run lengths, so that the
