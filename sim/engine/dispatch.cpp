@@ -67,14 +67,17 @@ void Simulator::dispatch_compute(CtaRun& c, std::int32_t node, TimePoint now) {
     sm.smem_free = start + n.occupancy;
     sm.smem_busy_ps += static_cast<double>(n.occupancy.count());
   } else {
-    // The node waits for every sub-partition it uses, then holds them all.
+    // The node waits for every sub-partition it uses, then holds them all. An mma.sync whose
+    // issue takes its whole tensor time (tensor.mma_sync_issue_fraction 1) holds the SIMT
+    // timeline too; one that takes a share only pushes that timeline back by the share.
     auto& free_at = n.pipe == Pipe::tensor ? sm.tensor_free
                     : n.pipe == Pipe::sfu  ? sm.sfu_free
                                             : sm.simt_free;  // simt, and fetch: its issue slots
+    const bool holds_issue = n.issue_shared && mma_sync_issue_fraction_ >= 1.0;
     for (unsigned m = n.sub_partitions; m != 0; m &= m - 1) {
       const auto i = static_cast<std::size_t>(std::countr_zero(m));
       start = std::max(start, free_at[i]);
-      if (n.issue_shared) start = std::max(start, sm.simt_free[i]);
+      if (holds_issue) start = std::max(start, sm.simt_free[i]);
     }
     if ((n.pipe == Pipe::simt || n.pipe == Pipe::sfu) && !n.uniform && simt_rate_during_wgmma_ < 1.0) {
       for (unsigned m = n.sub_partitions; m != 0; m &= m - 1) {
@@ -85,7 +88,11 @@ void Simulator::dispatch_compute(CtaRun& c, std::int32_t node, TimePoint now) {
     for (unsigned m = n.sub_partitions; m != 0; m &= m - 1) {
       const auto i = static_cast<std::size_t>(std::countr_zero(m));
       free_at[i] = start + held;
-      if (n.issue_shared) sm.simt_free[i] = start + held;
+      if (holds_issue) {
+        sm.simt_free[i] = start + held;
+      } else if (n.issue_shared) {
+        sm.simt_free[i] = std::max(sm.simt_free[i], start) + issue_share(held);
+      }
       if (n.wgmma) {
         if (start > sm.wgmma_until[i]) sm.wgmma_from[i] = start;
         sm.wgmma_until[i] = start + held;
@@ -101,6 +108,11 @@ void Simulator::dispatch_compute(CtaRun& c, std::int32_t node, TimePoint now) {
   }
   if (detail_) c.nodes[static_cast<std::size_t>(node)].start = start;
   queue_.push(start + held + n.latency, EventType::node_done, slot_of(c), static_cast<std::uint32_t>(node));
+}
+
+// The issue slots of an mma.sync that holds its tensor core for `held`.
+Duration Simulator::issue_share(Duration held) const {
+  return Duration{static_cast<std::int64_t>(std::llround(static_cast<double>(held.count()) * mma_sync_issue_fraction_))};
 }
 
 // SIMT work of `work` starting at `start` progresses at simt.rate_during_wgmma while a wgmma

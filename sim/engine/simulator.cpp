@@ -17,6 +17,7 @@ Simulator::Simulator(const graph::TileGraph& graph, const hw::GpuSpec& spec, Sim
     : graph_(graph),
       spec_(spec),
       simt_rate_during_wgmma_(spec.simt.rate_during_wgmma),
+      mma_sync_issue_fraction_(spec.tensor.mma_sync_issue_fraction),
       options_(std::move(options)),
       compiled_(compile_graph(graph, spec, options_.system)) {
   if (spec_.sm.sub_partitions < 1 || spec_.sm.sub_partitions > kMaxSubPartitions)

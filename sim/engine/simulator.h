@@ -86,6 +86,7 @@ class Simulator {
   void dispatch(CtaRun& c, std::int32_t node, TimePoint now);
   void dispatch_compute(CtaRun& c, std::int32_t node, TimePoint now);
   Duration slowed_by_wgmma(TimePoint start, Duration work, TimePoint from, TimePoint until) const;
+  Duration issue_share(Duration held) const;
   void stall_for_fill(Sm& sm, TimePoint now, Duration stall) const;
   void dispatch_memory(CtaRun& c, std::int32_t node, TimePoint now);
   void start_transfer(CtaRun& c, std::int32_t node, TimePoint now);
@@ -109,6 +110,7 @@ class Simulator {
   const graph::TileGraph& graph_;
   const hw::GpuSpec& spec_;
   double simt_rate_during_wgmma_ = 1.0;  // spec_.simt.rate_during_wgmma
+  double mma_sync_issue_fraction_ = 1.0;  // spec_.tensor.mma_sync_issue_fraction
   double port_ps_per_byte_ = 0;          // an SM's L2 port: picoseconds per byte received
   SimOptions options_;
   bool detail_ = false;  // keep per-node times (critical path or trace on)

@@ -119,6 +119,12 @@ struct TensorSpec {
   // mma.sync m16n8k8 on 16-bit types (CUTLASS sm75 kernels) runs at this fraction of the
   // type's mma_sync rate (m16n8k16); optional in JSON (tensor.mma_sync_k8_fraction), default 1.
   double mma_sync_k8_fraction = 1.0;
+  // The share of an mma.sync's tensor-core time its sub-partition's issue (SIMT) timeline is taken
+  // for; optional in JSON (tensor.mma_sync_issue_fraction), default 1. 1 (Hopper, measured): the
+  // mma.sync and the SIMT work of the warps on that sub-partition follow each other. Below 1: the
+  // mma.sync starts without waiting for SIMT work and pushes the SIMT timeline back by this share
+  // of its time (its issue slots; Ampere, where mma.sync is the tensor core's own path).
+  double mma_sync_issue_fraction = 1.0;
   // A wgmma of F cycles of tensor-core work (FLOPs / rate) occupies the pipe
   // max(F, wgmma_overhead + F / 2): narrow shapes do not reach the peak rate. Zero: F.
   Cycles wgmma_overhead;

@@ -160,6 +160,7 @@ void check_tensor(const GpuSpec& spec, const ReadContext& ctx) {
   require_non_negative(ctx, "/tensor/ws_k_step_floor", t.ws_k_step_floor.value);
   require_fraction(ctx, "/tensor/mma_sync_k8_fraction", t.mma_sync_k8_fraction);
   if (t.mma_sync_k8_fraction <= 0) ctx.fail("/tensor/mma_sync_k8_fraction", "must be > 0");
+  require_fraction(ctx, "/tensor/mma_sync_issue_fraction", t.mma_sync_issue_fraction);
 }
 
 void check_memory(const GpuSpec& spec, const ReadContext& ctx) {

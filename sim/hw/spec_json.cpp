@@ -112,6 +112,7 @@ TensorSpec read_tensor(const ObjectReader& r) {
   t.latency = r.cycles("latency");
   if (r.has("mma_sync_latency")) t.mma_sync_latency = r.cycles("mma_sync_latency");
   if (r.has("mma_sync_k8_fraction")) t.mma_sync_k8_fraction = r.number("mma_sync_k8_fraction");
+  if (r.has("mma_sync_issue_fraction")) t.mma_sync_issue_fraction = r.number("mma_sync_issue_fraction");
   if (r.has("wgmma_overhead")) t.wgmma_overhead = r.cycles("wgmma_overhead");
   if (r.has("ws_k_step_floor")) t.ws_k_step_floor = r.cycles("ws_k_step_floor");
   return t;
@@ -190,7 +191,7 @@ GpuSpec read_document(const nlohmann::json& doc, ReadContext& ctx) {
              "l2_bandwidth_per_sm", "cp_async_4b_cycles", "cp_async_8b_cycles", "cp_async_fill_stall_cycles", "cp_async_narrow_fill_stall_cycles", "ldg_2b_cycles", "ldg_2b_aligned_pitch_cycles", "ldg_2b_pitch16_cycles", "instruction_fetch_cycles",
              "l2_bandwidth_per_sm_pitch16", "l2_bandwidth_per_sm_pitch32"}));
   spec.gpc = read_gpc(top.section("gpc", {"count", "sms_per_gpc", "max_cluster_size"}));
-  spec.tensor = read_tensor(top.section("tensor", {"flops_per_cycle", "latency", "mma_sync_latency", "mma_sync_k8_fraction", "wgmma_overhead", "ws_k_step_floor"}));
+  spec.tensor = read_tensor(top.section("tensor", {"flops_per_cycle", "latency", "mma_sync_latency", "mma_sync_k8_fraction", "mma_sync_issue_fraction", "wgmma_overhead", "ws_k_step_floor"}));
   spec.simt = read_simt(top.section("simt", {"fp32_lanes", "int_lanes", "sfu_lanes", "latency", "shuffle_latency", "rate_during_wgmma"}));
   spec.l2 = read_l2(top.section("l2", {"capacity", "bandwidth", "hit_latency", "far_hit_latency", "partitions", "flush_dirty_fraction",
                                               "gpc_combine_window", "gpc_combine_fraction", "miss_bandwidth", "pitch16_bandwidth"}));

@@ -46,6 +46,7 @@ void write_tensor(Writer& w, const TensorSpec& t) {
   w.set("tensor", "latency", format_cycles(t.latency));
   if (t.mma_sync_latency.value != 0) w.set("tensor", "mma_sync_latency", format_cycles(t.mma_sync_latency));
   if (t.mma_sync_k8_fraction != 1.0) w.set("tensor", "mma_sync_k8_fraction", t.mma_sync_k8_fraction);
+  w.set("tensor", "mma_sync_issue_fraction", t.mma_sync_issue_fraction);
   if (t.wgmma_overhead.value != 0) w.set("tensor", "wgmma_overhead", format_cycles(t.wgmma_overhead));
   if (t.ws_k_step_floor.value != 0) w.set("tensor", "ws_k_step_floor", format_cycles(t.ws_k_step_floor));
 }
