@@ -228,13 +228,10 @@ void Simulator::flows_done(TimePoint now) {
     if (n.pipe == Pipe::memory && n.occupancy.count() > 0 && !n.l1_at_issue) {
       // cp.async's shared-memory writes happened while the data arrived: they fill the pipe's
       // idle time within the transfer's last `occupancy`, and push later work back only when
-      // the pipe was busy then. The fill stalls the SM's compute pipes the same way
-      // (sm.cp_async_fill_stall_cycles per warp instruction, calib_fill).
+      // the pipe was busy then. (Their stall of the SM's compute pipes comes when the data has
+      // landed: node_done.)
       sm.smem_free = std::max(sm.smem_free, now - n.occupancy) + n.occupancy;
       sm.smem_busy_ps += static_cast<double>(n.occupancy.count());
-      if (const double cycles = c.run->tmpl->nodes[i].fill_stall_cycles; cycles > 0) {
-        stall_for_fill(sm, now, Duration{static_cast<std::int64_t>(std::llround(cycles * c.kr->period_ps))});
-      }
     }
     if (dir == kReadPort && now < sm.read_port_held_until) {  // still receiving a multicast tile's other slices
       queue_.push(sm.read_port_held_until, EventType::port_free, static_cast<std::uint32_t>(c.sm));
@@ -318,6 +315,15 @@ void Simulator::node_done(std::uint32_t slot, std::int32_t node, TimePoint now) 
   NodeState* states = c.nodes.data();
   states[node].pending = kRetired;
   c.last_done = node;
+  // A cp.async's data landing in shared memory stalls the SM's compute pipes
+  // (sm.cp_async_fill_stall_cycles per warp instruction, calib_fill): when it is usable, after
+  // the transfer and the L2 or HBM latency, not when its last byte left L2.
+  if (n.pipe == Pipe::memory && n.port < kSmPorts && n.occupancy.count() > 0 && !n.l1_at_issue) {
+    if (const double cycles = c.run->tmpl->nodes[static_cast<std::size_t>(node)].fill_stall_cycles; cycles > 0) {
+      stall_for_fill(sms_[static_cast<std::size_t>(c.sm)], now,
+                     Duration{static_cast<std::int64_t>(std::llround(cycles * c.kr->period_ps))});
+    }
+  }
   ++node_executions_;
   if (detail_) {
     states[node].done = now;

@@ -16,17 +16,8 @@ using testing::wgmma_node;
 // `bytes` with cp.async (`access` bytes per thread), which lands during the first one. With
 // `gated`, the first wgmma waits for the copy instead (its pipes are idle while the data comes).
 graph::TileGraph fill_graph(std::int64_t bytes, int access, bool gated) {
-  graph::CtaTemplate t;
-  t.name = "main";
-  t.roles = {graph::Role{"wg0", 0, 4}, graph::Role{"wg1", 4, 4}};
-  graph::Node copy;
-  copy.id = "copy";
-  copy.kind = graph::NodeKind::load;
-  copy.engine = graph::MemEngine::cp_async;
-  copy.role = 1;
-  copy.bytes = Bytes{bytes};
-  copy.access = access;
-  t.nodes = {wgmma_node("mma0", 8), wgmma_node("mma1", 8), copy};
+  graph::CtaTemplate t = testing::two_warpgroups();
+  t.nodes = {wgmma_node("mma0", 8), wgmma_node("mma1", 8), testing::cp_async_node("copy", bytes, access, 1)};
   t.edges = {{0, 1, graph::EdgeKind::order}};
   if (gated) t.edges.push_back({2, 0});
   return testing::one_kernel(std::move(t), 1, 64 * 1024, 256);
@@ -70,6 +61,21 @@ TEST(FillStall, AFillIntoIdlePipesCostsNothing) {
   spec.sm.cp_async_fill_stall_cycles = Cycles{3.6};
   EXPECT_EQ(latency_ps(fill_graph(16384, 16, true), spec), without);
   EXPECT_GT(without, 2'048'000);  // the wgmma waited for the copy
+}
+
+// The stall comes when the data lands, after the HBM latency, not when its transfer ends:
+// 16 KiB from HBM leave it by cycle 16.4 and land at 516.4 (hbm.latency 500), while mma0 runs
+// 100-1124 (warpgroup 0 starts after a 100-cycle delay) and pushes mma1 back by 115.2 cycles.
+// (Charged at the transfer's end, the rule before 2026-12-03, it fell before mma0 and only
+// delayed its start to 115.2: 2163.2 cycles.)
+TEST(FillStall, TheStallComesWhenTheDataLandsNotWhenItsTransferEnds) {
+  auto spec = toy_gpu();
+  spec.sm.cp_async_fill_stall_cycles = Cycles{3.6};
+  graph::CtaTemplate t = testing::two_warpgroups();
+  t.nodes = {testing::delay_node("wait", 100), wgmma_node("mma0", 8), wgmma_node("mma1", 8),
+             testing::cp_async_node("copy", 16384, 16, 1)};
+  t.edges = {{0, 1}, {1, 2, graph::EdgeKind::order}};
+  EXPECT_EQ(latency_ps(testing::one_kernel(std::move(t), 1, 64 * 1024, 256), spec), 2'263'200);
 }
 
 }  // namespace

@@ -87,6 +87,26 @@ inline graph::Node smem_node(std::string id, std::int64_t bytes) {
   return n;
 }
 
+// A template of two warpgroups' roles (warps 0-3 and 4-7), nodes to be added.
+inline graph::CtaTemplate two_warpgroups(std::string first = "wg0", std::string second = "wg1") {
+  graph::CtaTemplate t;
+  t.name = "main";
+  t.roles = {graph::Role{std::move(first), 0, 4}, graph::Role{std::move(second), 4, 4}};
+  return t;
+}
+
+// A cp.async load of `bytes`, `access` bytes per thread, issued by role `role`.
+inline graph::Node cp_async_node(std::string id, std::int64_t bytes, int access, int role) {
+  graph::Node n;
+  n.id = std::move(id);
+  n.kind = graph::NodeKind::load;
+  n.engine = graph::MemEngine::cp_async;
+  n.role = role;
+  n.bytes = Bytes{bytes};
+  n.access = access;
+  return n;
+}
+
 inline graph::Node delay_node(std::string id, double cycles) {
   graph::Node n;
   n.id = std::move(id);
