@@ -16,9 +16,7 @@ using testing::toy_gpu;
 // Warps 0-3 issue 100 mma.sync each at 0 (800 cycles of every sub-partition's tensor core);
 // warps 4-7 start `ops` FP32 instructions per thread at cycle 4 (one cycle each per sub-partition).
 graph::TileGraph mma_beside_simt(double ops) {
-  graph::CtaTemplate t;
-  t.name = "main";
-  t.roles = {graph::Role{"mma_warps", 0, 4}, graph::Role{"simt_warps", 4, 4}};
+  graph::CtaTemplate t = testing::two_warpgroups("mma_warps", "simt_warps");
   graph::Node mma;
   mma.id = "mma";
   mma.kind = graph::NodeKind::mma;

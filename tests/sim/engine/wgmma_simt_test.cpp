@@ -18,9 +18,7 @@ using testing::wgmma_node;
 // Warpgroup 1 issues the wgmma at 0; warpgroup 0 starts `ops` FP32 instructions per thread at
 // cycle 4 (one warp per sub-partition: `ops` cycles of its SIMT pipe at full rate).
 graph::TileGraph overlap_graph(double ops) {
-  graph::CtaTemplate t;
-  t.name = "main";
-  t.roles = {graph::Role{"wg0", 0, 4}, graph::Role{"wg1", 4, 4}};
+  graph::CtaTemplate t = testing::two_warpgroups();
   graph::Node mma = wgmma_node("mma", 8);
   mma.role = 1;
   graph::Node wait = delay_node("wait", 4);
