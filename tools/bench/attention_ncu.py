@@ -10,7 +10,7 @@ instructions executed per pipe and per opcode, issue-slot use, warp stall reason
 use — so the attention lowerings' per-element instruction counts and their latency terms can be
 checked against the compiled kernels instead of being counted from the algorithm.
 
-Usage: attention_ncu.py [--set short|decode|perblock] [--dry-run]   (that set only, no GEMMs)
+Usage: attention_ncu.py [--set short|decode|perblock|causal] [--dry-run]   (that set only, no GEMMs)
 """
 import sys
 
@@ -40,6 +40,13 @@ CASES_DECODE = [("flash", 1, 32, 8, 1, 1024, 128, 0), ("flash", 1, 32, 8, 1, 819
 # FlashAttention-2's packed-GQA decode at batch 128 (15-19% fast).
 CASES_PERBLOCK = [("cudnn", 4, 16, 16, 4096, 4096, 128, 0), ("cudnn", 4, 8, 8, 4096, 4096, 256, 0),
                   ("cudnn", 4, 8, 8, 4096, 4096, 256, 1), ("flash", 128, 32, 8, 1, 8192, 128, 0)]
+# --set causal: cuDNN's causal excess (docs/validation.md, attention point 4): causal and non-causal
+# kernels at two sequence lengths (1024 and 4096 keys, the papers' 16k tokens), so the extra
+# instructions per masked block and per tile can be told apart; d=128 and d=256.
+CASES_CAUSAL = [("cudnn", 16, 16, 16, 1024, 1024, 128, 0), ("cudnn", 16, 16, 16, 1024, 1024, 128, 1),
+                ("cudnn", 4, 16, 16, 4096, 4096, 128, 0), ("cudnn", 4, 16, 16, 4096, 4096, 128, 1),
+                ("cudnn", 16, 8, 8, 1024, 1024, 256, 0), ("cudnn", 16, 8, 8, 1024, 1024, 256, 1),
+                ("cudnn", 4, 8, 8, 4096, 4096, 256, 0), ("cudnn", 4, 8, 8, 4096, 4096, 256, 1)]
 # A few mid-size GEMMs (torch.mm, bf16, row-major M x K times K x N) that the GEMM model predicts
 # 20-25% fast, profiled the same way for comparison with a kernel the model gets right (8192^3).
 GEMMS = [(1024, 4096, 4096), (256, 4096, 4096), (2048, 4096, 4096), (8192, 8192, 8192)]
@@ -48,7 +55,7 @@ GEMMS = [(1024, 4096, 4096), (256, 4096, 4096), (2048, 4096, 4096), (8192, 8192,
 def main():
     which = sys.argv[sys.argv.index("--set") + 1] if "--set" in sys.argv else ""
     cases, gemms = {"short": (CASES_SHORT, []), "decode": (CASES_DECODE, []),
-                    "perblock": (CASES_PERBLOCK, [])}.get(which, (CASES, GEMMS))
+                    "perblock": (CASES_PERBLOCK, []), "causal": (CASES_CAUSAL, [])}.get(which, (CASES, GEMMS))
     if "--dry-run" in sys.argv:
         for c in cases + gemms:
             print(*c)

@@ -8,6 +8,7 @@
 # attention_short: attention_ncu.py --set short (short seq-512 kernels) -> $OUT/attention_short_ncu_*;
 # attention_decode: --set decode (small decode calls) -> $OUT/attention_decode_ncu_*;
 # attention_perblock: --set perblock (cuDNN d=128/256, FA2 decode b=128) -> $OUT/attention_perblock_ncu_*.
+# attention_causal: --set causal (cuDNN causal and not, 1024 and 4096 keys, d=128/256) -> $OUT/attention_causal_ncu_*.
 # gemm_cluster: gemm_ncu.py --set cluster (nvjet kernels with 4- and 8-CTA multicast clusters) ->
 # $OUT/gemm_cluster_ncu_*.
 # gemm_tf32: gemm_ncu.py --set tf32 (small xmma tf32 GEMMs and two bf16 controls) -> $OUT/gemm_tf32_ncu_*.
@@ -25,12 +26,13 @@
 #   attention_ncu_ops.csv         ncu_ops.py: SASS opcode histogram per kernel (entry = case order)
 #   attention_ncu_summary.txt     ncu_summary.py of the raw page
 NAME=${1:-attention}
-case "$NAME" in attention|attention_short|attention_decode|attention_perblock|gemm|gemm_cluster|gemm_tf32|gemm_misaligned|gemm_traffic|tma_share) ;; *) echo "usage: run_ncu.sh attention|attention_short|attention_decode|attention_perblock|gemm|gemm_cluster|gemm_tf32|gemm_misaligned|gemm_traffic|tma_share" >&2; exit 2 ;; esac
+case "$NAME" in attention|attention_short|attention_decode|attention_perblock|attention_causal|gemm|gemm_cluster|gemm_tf32|gemm_misaligned|gemm_traffic|tma_share) ;; *) echo "usage: run_ncu.sh attention|attention_short|attention_decode|attention_perblock|attention_causal|gemm|gemm_cluster|gemm_tf32|gemm_misaligned|gemm_traffic|tma_share" >&2; exit 2 ;; esac
 SCRIPT=${NAME}_ncu.py
 ARGS=""
 [ "$NAME" = attention_short ] && { SCRIPT=attention_ncu.py; ARGS="--set short"; }
 [ "$NAME" = attention_decode ] && { SCRIPT=attention_ncu.py; ARGS="--set decode"; }
 [ "$NAME" = attention_perblock ] && { SCRIPT=attention_ncu.py; ARGS="--set perblock"; }
+[ "$NAME" = attention_causal ] && { SCRIPT=attention_ncu.py; ARGS="--set causal"; }
 [ "$NAME" = gemm_cluster ] && { SCRIPT=gemm_ncu.py; ARGS="--set cluster"; }
 [ "$NAME" = gemm_tf32 ] && { SCRIPT=gemm_ncu.py; ARGS="--set tf32"; }
 [ "$NAME" = gemm_misaligned ] && { SCRIPT=gemm_ncu.py; ARGS="--set misaligned"; }

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""cuDNN's causal excess from `run_ncu.sh attention_causal` (docs/validation.md, attention point 4).
+
+Fits, per head dim, the causal and the non-causal kernels at 1024 and 4096 keys as
+  quantity = per_block * (128-key blocks visited) + per_tile * (128-row tiles)
+for two quantities: warp instructions executed (opcode histogram, per consumer warp: 8 per CTA)
+and SM-cycles (duration x GPC clock x 132 SMs). Prints both fits and each kernel's
+max/average active SM cycles (the persistent CTAs' imbalance).
+
+Usage: causal_ncu_fit.py [traces/h200/attention_causal_ncu_ops.csv traces/h200/attention_causal_ncu_raw.csv.gz]
+"""
+import collections
+import csv
+import gzip
+import sys
+
+# The cases of attention_ncu.py --set causal, in order: (batch, heads, seq, head_dim, causal).
+CASES = [(16, 16, 1024, 128, 0), (16, 16, 1024, 128, 1), (4, 16, 4096, 128, 0), (4, 16, 4096, 128, 1),
+         (16, 8, 1024, 256, 0), (16, 8, 1024, 256, 1), (4, 8, 4096, 256, 0), (4, 8, 4096, 256, 1)]
+SMS = 132
+
+
+def counts(b, h, seq, causal):
+    n = seq // 128
+    return b * h * n, b * h * (n * (n + 1) // 2 if causal else n * n)  # tiles, blocks
+
+
+def fit(points):
+    """per_block, per_tile from two (blocks, tiles, value) points."""
+    (b1, t1, v1), (b2, t2, v2) = points
+    det = b1 * t2 - t1 * b2
+    return (v1 * t2 - t1 * v2) / det, (b1 * v2 - b2 * v1) / det
+
+
+def main():
+    ops_file = sys.argv[1] if len(sys.argv) > 1 else "traces/h200/attention_causal_ncu_ops.csv"
+    raw_file = sys.argv[2] if len(sys.argv) > 2 else "traces/h200/attention_causal_ncu_raw.csv.gz"
+    inst = collections.defaultdict(float)
+    for r in csv.DictReader(open(ops_file)):
+        inst[int(r["entry"])] += float(r["inst_executed"])
+    with gzip.open(raw_file, "rt") as f:
+        rows = list(csv.reader(f))
+    col = {h: i for i, h in enumerate(rows[0])}
+    raw = rows[2:]  # a units row follows the header
+    cycles, imbalance = {}, {}
+    seconds = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3}[rows[1][col["gpu__time_duration.sum"]]]
+    hertz = {"hz": 1.0, "Khz": 1e3, "Mhz": 1e6, "Ghz": 1e9}[rows[1][col["gpc__cycles_elapsed.avg.per_second"]]]
+
+    def value(r, name):
+        return float(r[col[name]].replace(",", ""))
+
+    for e, r in enumerate(raw):
+        cycles[e] = value(r, "gpu__time_duration.sum") * seconds * value(r, "gpc__cycles_elapsed.avg.per_second") * hertz * SMS
+        imbalance[e] = value(r, "sm__cycles_active.max") / value(r, "sm__cycles_active.avg")
+    for d in (128, 256):
+        for causal in (0, 1):
+            idx = [i for i, c in enumerate(CASES) if c[3] == d and c[4] == causal]
+            pts_i = [(counts(*CASES[i][:3], causal)[1], counts(*CASES[i][:3], causal)[0], inst[i] / 8) for i in idx]
+            pts_c = [(counts(*CASES[i][:3], causal)[1], counts(*CASES[i][:3], causal)[0], cycles[i]) for i in idx]
+            bi, ti = fit(pts_i)
+            bc, tc = fit(pts_c)
+            imb = " / ".join(f"{imbalance[i]:.3f}" for i in idx)
+            print(f"d={d} {'causal    ' if causal else 'non-causal'}: warp instructions per consumer warp: "
+                  f"{bi:.0f} per block, {ti:.0f} per tile; SM-cycles: {bc:.0f} per block, {tc:.0f} per tile; "
+                  f"max/avg active SM cycles at 1024 / 4096 keys: {imb}")
+
+
+if __name__ == "__main__":
+    main()
