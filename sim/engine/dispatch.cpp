@@ -85,13 +85,14 @@ void Simulator::dispatch_compute(CtaRun& c, std::int32_t node, TimePoint now) {
         held = std::max(held, slowed_by_wgmma(start, n.occupancy, sm.wgmma_from[i], sm.wgmma_until[i]));
       }
     }
+    const Duration issue_slots = n.issue_shared && !holds_issue ? issue_share(held) : Duration{0};
     for (unsigned m = n.sub_partitions; m != 0; m &= m - 1) {
       const auto i = static_cast<std::size_t>(std::countr_zero(m));
       free_at[i] = start + held;
       if (holds_issue) {
         sm.simt_free[i] = start + held;
       } else if (n.issue_shared) {
-        sm.simt_free[i] = std::max(sm.simt_free[i], start) + issue_share(held);
+        sm.simt_free[i] = std::max(sm.simt_free[i], start) + issue_slots;
       }
       if (n.wgmma) {
         if (start > sm.wgmma_until[i]) sm.wgmma_from[i] = start;

@@ -55,8 +55,9 @@ def main():
     for d in (128, 256):
         for causal in (0, 1):
             idx = [i for i, c in enumerate(CASES) if c[3] == d and c[4] == causal]
-            pts_i = [(counts(*CASES[i][:3], causal)[1], counts(*CASES[i][:3], causal)[0], inst[i] / 8) for i in idx]
-            pts_c = [(counts(*CASES[i][:3], causal)[1], counts(*CASES[i][:3], causal)[0], cycles[i]) for i in idx]
+            shape = [counts(*CASES[i][:3], causal) for i in idx]  # (tiles, blocks)
+            pts_i = [(blocks, tiles, inst[i] / 8) for i, (tiles, blocks) in zip(idx, shape)]
+            pts_c = [(blocks, tiles, cycles[i]) for i, (tiles, blocks) in zip(idx, shape)]
             bi, ti = fit(pts_i)
             bc, tc = fit(pts_c)
             imb = " / ".join(f"{imbalance[i]:.3f}" for i in idx)
