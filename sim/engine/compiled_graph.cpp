@@ -203,6 +203,11 @@ CompiledTemplate compile_template(const graph::CtaTemplate& t, const hw::GpuSpec
           const double narrow = spec.sm.cp_async_narrow_fill_stall_cycles.value;
           c.fill_stall_cycles =
               instructions * (width < 16 && narrow > 0 ? narrow : spec.sm.cp_async_fill_stall_cycles.value);
+          // Narrow copies' shared-memory cost (bank-conflicted wavefronts, counted per LDGSTS
+          // instruction) is the LSU's work on the instruction: taken at issue, in order with the
+          // ldmatrix that follows, as for the 2-byte loads below (Nsight Compute: mio_throttle is
+          // the align2 kernel's main stall). 16-byte copies write while their data arrives.
+          c.l1_at_issue = width < 16;
         }
         // A register-staged 2-byte ld.global (access 2) costs the L1 pipe per warp instruction,
         // taken when issued: the LSU handles instructions in order, so shared-memory work issued

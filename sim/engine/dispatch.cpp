@@ -319,7 +319,7 @@ void Simulator::node_done(std::uint32_t slot, std::int32_t node, TimePoint now) 
   // A cp.async's data landing in shared memory stalls the SM's compute pipes
   // (sm.cp_async_fill_stall_cycles per warp instruction, calib_fill): when it is usable, after
   // the transfer and the L2 or HBM latency, not when its last byte left L2.
-  if (n.pipe == Pipe::memory && n.port < kSmPorts && n.occupancy.count() > 0 && !n.l1_at_issue) {
+  if (n.pipe == Pipe::memory && n.port < kSmPorts) {
     if (const double cycles = c.run->tmpl->nodes[static_cast<std::size_t>(node)].fill_stall_cycles; cycles > 0) {
       stall_for_fill(sms_[static_cast<std::size_t>(c.sm)], now,
                      Duration{static_cast<std::int64_t>(std::llround(cycles * c.kr->period_ps))});

@@ -93,8 +93,9 @@ TEST(Engine, CpAsyncWritesOccupyTheSharedMemoryPipeTmaDoesNot) {
 
 TEST(Engine, NarrowCpAsyncCostsItsMeasuredCyclesPerWarpInstruction) {
   // The same 12,800 B cp.async as above, 4 bytes per thread: 12,800 / (32 x 4) = 100 warp
-  // instructions at 6 cycles each hold the pipe 600 cycles after node 1 (to 1,600,000 ps).
-  // Without a measured cost the copy is charged by bytes (100 cycles), as a 16-byte one.
+  // instructions at 6 cycles each hold the pipe 600 cycles when issued (0-600,000 ps), so node 1
+  // follows them (to 1,600,000 ps). Without a measured cost the copy is charged by bytes (100
+  // cycles, 0-100,000 ps: node 1 ends at 1,100,000).
   graph::Node ld = load_node("ld", 12'800);
   ld.engine = graph::MemEngine::cp_async;
   ld.access = 4;
@@ -107,6 +108,23 @@ TEST(Engine, NarrowCpAsyncCostsItsMeasuredCyclesPerWarpInstruction) {
   EXPECT_EQ(simulate(g, spec).count(), 1'100'000 + 1'000);
   spec.sm.cp_async_8b_cycles = Cycles{6};
   EXPECT_EQ(simulate(g, spec).count(), 1'300'000 + 1'000);
+}
+
+TEST(Engine, NarrowCpAsyncTakesThePipeWhenIssuedSixteenByteWhenItsDataArrives) {
+  // A 12,800 B cp.async from HBM and an independent 1-cycle shared-memory move. In 4-byte copies
+  // (100 warp instructions x 6 cycles) the LSU works through the copies when they are issued, at
+  // 0-600,000 ps, and the move queues behind them: it ends at 601,000, after the copy's data has
+  // arrived (12,800 + 500,000 ps of HBM latency). In 16-byte copies the pipe's 100 cycles of
+  // writes come while the data arrives, after the move (0-1,000): the run ends with the copy.
+  graph::Node ld = load_node("ld", 12'800);
+  ld.engine = graph::MemEngine::cp_async;
+  ld.access = 4;
+  auto g = one_kernel(make_template({ld, smem_node("after", 128)}, {}));
+  hw::GpuSpec spec = toy_gpu();
+  spec.sm.cp_async_4b_cycles = Cycles{6};
+  EXPECT_EQ(simulate(g, spec).count(), 601'000);
+  g.kernels[0].templates[0].nodes[0].access = 16;
+  EXPECT_EQ(simulate(g, spec).count(), 512'800);
 }
 
 TEST(Engine, RegisterStagedLoadsTakeTheL1PipeWhenIssued) {
