@@ -7,12 +7,22 @@ for two quantities: warp instructions executed (opcode histogram, per consumer w
 and SM-cycles (duration x GPC clock x 132 SMs). Prints both fits and each kernel's
 max/average active SM cycles (the persistent CTAs' imbalance).
 
-Usage: causal_ncu_fit.py [traces/h200/attention_causal_ncu_ops.csv traces/h200/attention_causal_ncu_raw.csv.gz]
+With --model TGSIM, also runs the same eight cases through the simulator (`tgsim attention
+--gpu h200 --family cudnn`) and prints the same SM-cycle fits (kernel duration x the clock it
+ran at x 132 SMs) and the model's imbalance (longest over average persistent-CTA span, from
+the Chrome trace's CTA events), next to the measured ones.
+
+Usage: causal_ncu_fit.py [--model build/tools/tgsim/tgsim]
+                         [traces/h200/attention_causal_ncu_ops.csv traces/h200/attention_causal_ncu_raw.csv.gz]
 """
 import collections
 import csv
 import gzip
+import json
+import os
+import subprocess
 import sys
+import tempfile
 
 # The cases of attention_ncu.py --set causal, in order: (batch, heads, seq, head_dim, causal).
 CASES = [(16, 16, 1024, 128, 0), (16, 16, 1024, 128, 1), (4, 16, 4096, 128, 0), (4, 16, 4096, 128, 1),
@@ -32,9 +42,47 @@ def fit(points):
     return (v1 * t2 - t1 * v2) / det, (b1 * v2 - b2 * v1) / det
 
 
+def model_case(tgsim, case):
+    """(SM-cycles, max/avg CTA span) of one case in the simulator."""
+    b, h, seq, d, causal = case
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = os.path.join(tmp, "trace.json")
+        cmd = [tgsim, "attention", "--gpu", "h200", "--family", "cudnn", "--batch", str(b), "--heads", str(h),
+               "--seq-q", str(seq), "--head-dim", str(d), "--json", "--trace", trace, "--trace-sms", "0"]
+        if causal:
+            cmd.append("--causal")
+        out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+        with open(trace) as f:
+            events = json.load(f)
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    spans = [e["dur"] for e in events if e.get("ph") == "X" and e.get("cat") == "cta"]
+    k = out["kernels"][0]
+    return k["duration_us"] * 1e-6 * k["sm_clock_mhz"] * 1e6 * SMS, max(spans) / (sum(spans) / len(spans))
+
+
+def print_model(tgsim):
+    results = [model_case(tgsim, c) for c in CASES]
+    for d in (128, 256):
+        for causal in (0, 1):
+            idx = [i for i, c in enumerate(CASES) if c[3] == d and c[4] == causal]
+            pts = [(counts(*CASES[i][:3], causal)[1], counts(*CASES[i][:3], causal)[0], results[i][0]) for i in idx]
+            bc, tc = fit(pts)
+            imb = " / ".join(f"{results[i][1]:.3f}" for i in idx)
+            print(f"model d={d} {'causal    ' if causal else 'non-causal'}: SM-cycles: {bc:.0f} per block, "
+                  f"{tc:.0f} per tile; max/avg CTA span at 1024 / 4096 keys: {imb}")
+
+
 def main():
-    ops_file = sys.argv[1] if len(sys.argv) > 1 else "traces/h200/attention_causal_ncu_ops.csv"
-    raw_file = sys.argv[2] if len(sys.argv) > 2 else "traces/h200/attention_causal_ncu_raw.csv.gz"
+    args = sys.argv[1:]
+    tgsim = None
+    if "--model" in args:
+        i = args.index("--model")
+        if i + 1 >= len(args):
+            sys.exit("causal_ncu_fit.py: --model needs the tgsim binary's path")
+        tgsim = args[i + 1]
+        del args[i:i + 2]
+    ops_file = args[0] if len(args) > 0 else "traces/h200/attention_causal_ncu_ops.csv"
+    raw_file = args[1] if len(args) > 1 else "traces/h200/attention_causal_ncu_raw.csv.gz"
     inst = collections.defaultdict(float)
     for r in csv.DictReader(open(ops_file)):
         inst[int(r["entry"])] += float(r["inst_executed"])
@@ -64,6 +112,8 @@ def main():
             print(f"d={d} {'causal    ' if causal else 'non-causal'}: warp instructions per consumer warp: "
                   f"{bi:.0f} per block, {ti:.0f} per tile; SM-cycles: {bc:.0f} per block, {tc:.0f} per tile; "
                   f"max/avg active SM cycles at 1024 / 4096 keys: {imb}")
+    if tgsim:
+        print_model(tgsim)
 
 
 if __name__ == "__main__":
