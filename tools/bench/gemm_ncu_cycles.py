@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Cycles apart from the clock: each nvjet GEMM kernel profiled under Nsight Compute against the
+model run at the clock that kernel ran at.
+
+Nsight Compute records each kernel's duration (`gpu__time_duration.sum`, caches flushed before the
+pass, `--cache-control all`) and its average GPC clock (`gpc__cycles_elapsed.avg.per_second`, with
+`--clock-control none`). This script replays each nvjet kernel of the committed GEMM profiles with
+
+  tgsim gemm --gpu h200 --kernel NAME --m M --n N --k K --l2-start clean
+             --set clock.model=constant --set clock.boost=<the measured clock>
+
+so the difference is the model's cycles alone (memory at its own speed), not its clock model and
+not the launch costs that an event-timed row carries. Kernels whose schedule the name does not
+carry (xmma, CUTLASS 2.x) are left out: `tgsim gemm` has no grid or cluster flags for them.
+
+Usage: gemm_ncu_cycles.py [build/tools/tgsim/tgsim]
+"""
+import csv
+import gzip
+import json
+import subprocess
+import sys
+
+# (raw export, the M, N, K of each GEMM in profile order; None: a GEMM not replayed here). The
+# shapes are gemm_ncu.py's sets: cluster, tf32 (its two bf16 controls), the default set, traffic.
+PROFILES = [
+    ("traces/h200/gemm_cluster_ncu_raw.csv.gz",
+     [(1536, 576, 7168), (384, 1536, 7168), (384, 5120, 2048), (96, 576, 7168), (1024, 1024, 8192),
+      (4096, 4096, 4096)]),
+    ("traces/h200/gemm_tf32_ncu_raw.csv.gz", [None] * 5 + [(1000, 1000, 1000), (256, 4096, 4096)]),
+    ("traces/h200/gemm_ncu_raw.csv", [None, (2560, 2560, 2560)]),
+    ("traces/h200/gemm_traffic_ncu_raw.csv",
+     [(256, 57344, 8192), (1024, 14336, 4096), (512, 28672, 4096), (256, 10240, 8192), (256, 14336, 4096),
+      (4096, 4096, 4096)]),
+]
+TIME_UNIT = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}
+HZ_UNIT = {"hz": 1.0, "Khz": 1e3, "Mhz": 1e6, "Ghz": 1e9}
+
+
+def kernels(path):
+    """(name, duration in us, clock in Hz) per profiled kernel, in order."""
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+        rows = list(csv.reader(f))
+    col = {h: i for i, h in enumerate(rows[0])}
+    t_unit = TIME_UNIT[rows[1][col["gpu__time_duration.sum"]]]
+    hz_unit = HZ_UNIT.get(rows[1][col["gpc__cycles_elapsed.avg.per_second"]], 1.0)
+    out = []
+    for r in rows[2:]:
+        def value(name):
+            return float(r[col[name]].replace(",", ""))
+        out.append((r[col["Kernel Name"]], value("gpu__time_duration.sum") * t_unit,
+                    value("gpc__cycles_elapsed.avg.per_second") * hz_unit))
+    return out
+
+
+def model_us(tgsim, shape, name, hz):
+    m, n, k = shape
+    cmd = [tgsim, "gemm", "--gpu", "h200", "--m", str(m), "--n", str(n), "--k", str(k), "--kernel", name,
+           "--l2-start", "clean", "--json", "--set", "clock.model=constant", "--set", "clock.base=1000MHz",
+           "--set", f"clock.boost={hz / 1e6:.0f}MHz"]
+    out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    return out["kernels"][0]["duration_us"]
+
+
+def main():
+    tgsim = sys.argv[1] if len(sys.argv) > 1 else "build/tools/tgsim/tgsim"
+    print("| M × N × K | kernel | measured µs | clock GHz | model µs at that clock | error |")
+    print("|---|---|---|---|---|---|")
+    errors = []
+    for path, shapes in PROFILES:
+        ks = kernels(path)
+        i = 0
+        for shape in shapes:
+            name, t, hz = ks[i]
+            i += 1
+            while i < len(ks) and "reduce" in ks[i][0].lower():  # a split-K GEMM's reduction
+                i += 1
+            if shape is None or not name.startswith("nvjet"):
+                continue
+            mu = model_us(tgsim, shape, name, hz)
+            errors.append(mu / t - 1)
+            print(f"| {shape[0]}×{shape[1]}×{shape[2]} | `{name}` | {t:.2f} | {hz / 1e9:.3f} | {mu:.2f} | "
+                  f"{100 * (mu / t - 1):+.1f}% |")
+    mape = 100 * sum(abs(e) for e in errors) / len(errors)
+    mean = 100 * sum(errors) / len(errors)
+    print(f"\n{len(errors)} kernels: mean error {mean:+.1f}%, mean |error| {mape:.1f}%")
+
+
+if __name__ == "__main__":
+    main()
