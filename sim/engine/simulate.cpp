@@ -45,15 +45,25 @@ Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const Si
   if (!options.kernel_clock_hz.empty()) return Simulator(graph, spec, options).run();
   if (clock->name() == "constant") return run_at(graph, spec, options, std::vector<double>(n, clock->sm_clock({}).value), true);
 
-  // Pass 1 runs each kernel at its ceiling: boost, or clock.tensor_max for a kernel with MMAs. It
-  // keeps the critical path (it is the answer when no power limit binds) but no trace.
+  // Pass 1 runs each kernel at its ceiling: boost, or clock.tensor_max for a kernel with MMAs (for
+  // one that issues wgmma, clock.tensor_max_wgmma at vanishing duty, the highest it may run at). It
+  // keeps the critical path (it is the answer when no power limit binds and the ceiling does not
+  // depend on the duty) but no trace.
   std::vector<double> f0(n, boost);
+  std::vector<char> wgmma(n, 0);
   for (std::size_t k = 0; k < n; ++k) {
     bool mma = false;
     for (const auto& t : graph.kernels[k].templates) {
-      for (const auto& node : t.nodes) mma = mma || node.kind == graph::NodeKind::mma;
+      for (const auto& node : t.nodes) {
+        if (node.kind != graph::NodeKind::mma) continue;
+        mma = true;
+        wgmma[k] = wgmma[k] || node.inst == TensorInst::wgmma;
+      }
     }
-    if (mma) f0[k] = clock->ceiling(KernelActivity{1.0}).value;  // any tensor duty > 0 gives that ceiling
+    KernelActivity vanishing;
+    vanishing.tensor_duty = 1e-12;
+    vanishing.wgmma = wgmma[k] != 0;
+    if (mma) f0[k] = clock->ceiling(vanishing).value;
   }
   SimOptions first = options;
   first.trace = nullptr;
@@ -72,26 +82,30 @@ Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const Si
   const auto activity = [&](std::size_t k) {
     const auto g = static_cast<std::size_t>(r0.kernels[k].gpu);
     const double window_duty = options.window_duty >= 0 ? options.window_duty : window > 0 ? busy[g] / window : 0;
-    return KernelActivity{r0.kernels[k].tensor_utilisation, r0.kernels[k].eight_bit, window_duty, under_load};
+    KernelActivity a{r0.kernels[k].tensor_utilisation, r0.kernels[k].eight_bit, window_duty, under_load};
+    a.wgmma = wgmma[k] != 0;
+    return a;
   };
-  // A kernel whose power product K binds below its ceiling at the duty pass 1 measured there
-  // (K / duty < ceiling) solves f x duty(f) = K below the ceiling; the others stay at it.
-  std::vector<double> f(n), target(n, 0.0);
+  // Each kernel's ceiling at the duty pass 1 measured (below f0 where it falls with the duty). A
+  // kernel whose power product K binds below it (K / duty < ceiling) solves f x duty(f) = K below
+  // the ceiling; the others run at it.
+  std::vector<double> f(n), target(n, 0.0), cap = f0;
   for (std::size_t k = 0; k < n; ++k) {
     const KernelActivity a = activity(k);
-    f[k] = clock->sm_clock(a).value;
+    if (a.tensor_duty > 0) cap[k] = std::min(f0[k], clock->ceiling(a).value);
+    f[k] = std::min(cap[k], clock->sm_clock(a).value);
     const double p = clock->power_product(a).value;
-    if (a.tensor_duty > 0 && p > 0 && p / a.tensor_duty < f0[k] - 1.0) target[k] = p;
+    if (a.tensor_duty > 0 && p > 0 && p / a.tensor_duty < cap[k] - 1.0) target[k] = p;
   }
   if (!differ(f0, f)) return options.trace == nullptr ? r0 : run_at(graph, spec, options, f0, true);
 
   // Per kernel: the closest clocks known to give g below (lo) and above (hi) its K with their g,
   // the previous pass's clock and time (for the guess), and the best clock seen so far.
-  std::vector<double> lo(n, 0.0), g_lo(n, 0.0), hi = f0, g_hi(n), f_prev = f0, t_prev(n);
+  std::vector<double> lo(n, 0.0), g_lo(n, 0.0), hi = cap, g_hi(n), f_prev = f0, t_prev(n);
   std::vector<double> best = f, best_err(n, 1e300);
   for (std::size_t k = 0; k < n; ++k) {
     t_prev[k] = to_seconds(r0.kernels[k].end - r0.kernels[k].start);
-    g_hi[k] = f0[k] * r0.kernels[k].tensor_utilisation;
+    g_hi[k] = cap[k] * r0.kernels[k].tensor_utilisation;  // at f0; taken for the ceiling (a few % below)
   }
   for (int pass = 2; pass <= kMaxPasses; ++pass) {
     Result r = run_at(graph, spec, options, f, false);
@@ -105,7 +119,7 @@ Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const Si
       f_prev[k] = f[k];
       t_prev[k] = t;
       // At its ceiling with the power product not reached: that is the answer.
-      const bool at_cap = f[k] >= f0[k] - 1.0 && g <= target[k] * 1.01;
+      const bool at_cap = f[k] >= cap[k] - 1.0 && g <= target[k] * 1.01;
       const double err = at_cap ? 0.0 : std::abs(g - target[k]) / target[k];
       if (err < best_err[k] || err <= 0.01) {  // a converged clock is kept even if an earlier one was closer
         best_err[k] = err;

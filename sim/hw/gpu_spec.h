@@ -52,6 +52,11 @@ struct ClockSpec {
   // model caps every kernel with tensor work here. NVML may report a higher clock meanwhile.
   // Optional (zero: boost).
   Hertz tensor_max;
+  // The same ceiling for a kernel that issues wgmma (Hopper warpgroup MMAs), which runs lower
+  // than mma.sync kernels, and lower the busier its tensor pipe: tensor_max_wgmma -
+  // tensor_max_wgmma_per_duty x tensor duty. Optional (zero: tensor_max for wgmma kernels too).
+  Hertz tensor_max_wgmma;
+  Hertz tensor_max_wgmma_per_duty;
   bool operator==(const ClockSpec&) const = default;
 };
 

@@ -58,6 +58,13 @@ void check_clock(const ClockSpec& c, const ReadContext& ctx) {
   below("/clock/short_term_tensor_fp8", c.short_term_tensor_fp8, "/clock/sustained_tensor_fp8", c.sustained_tensor_fp8);
   // A tensor_max above boost is allowed (a sweep may lower boost): the clock is min(boost, tensor_max).
   require_non_negative(ctx, "/clock/tensor_max", c.tensor_max.value);
+  require_non_negative(ctx, "/clock/tensor_max_wgmma", c.tensor_max_wgmma.value);
+  require_non_negative(ctx, "/clock/tensor_max_wgmma_per_duty", c.tensor_max_wgmma_per_duty.value);
+  if (c.tensor_max_wgmma_per_duty.value >= c.tensor_max_wgmma.value && c.tensor_max_wgmma_per_duty.value > 0) {
+    ctx.fail("/clock/tensor_max_wgmma_per_duty",
+             fmt::format("{} leaves no clock at full tensor duty ({} is {})", format_frequency(c.tensor_max_wgmma_per_duty),
+                         ctx.describe("/clock/tensor_max_wgmma"), format_frequency(c.tensor_max_wgmma)));
+  }
   require_non_negative(ctx, "/clock/sustained_onset", to_seconds(c.sustained_onset));
   require_non_negative(ctx, "/clock/sustained_onset_fp8", to_seconds(c.sustained_onset_fp8));
 }

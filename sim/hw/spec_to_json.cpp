@@ -71,6 +71,12 @@ nlohmann::json to_json(const GpuSpec& s) {
   }
   if (s.clock.mma_sync_loop.value != 0) w.set("clock", "mma_sync_loop", format_frequency(s.clock.mma_sync_loop));
   if (s.clock.tensor_max.value != 0) w.set("clock", "tensor_max", format_frequency(s.clock.tensor_max));
+  if (s.clock.tensor_max_wgmma.value != 0) {
+    w.set("clock", "tensor_max_wgmma", format_frequency(s.clock.tensor_max_wgmma));
+  }
+  if (s.clock.tensor_max_wgmma_per_duty.value != 0) {
+    w.set("clock", "tensor_max_wgmma_per_duty", format_frequency(s.clock.tensor_max_wgmma_per_duty));
+  }
   if (s.clock.sustained_onset.count() != 0) w.set("clock", "sustained_onset", format_duration(s.clock.sustained_onset));
   if (s.clock.sustained_onset_fp8.count() != 0) {
     w.set("clock", "sustained_onset_fp8", format_duration(s.clock.sustained_onset_fp8));

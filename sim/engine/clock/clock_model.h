@@ -23,6 +23,8 @@ struct KernelActivity {
   // rest (the slow limit has not engaged before clock.sustained_onset, scaled by the load).
   // Negative: steady state (the card has run this load for long).
   double time_under_load = -1;
+  // The kernel issues wgmma (its ceiling is clock.tensor_max_wgmma where the spec sets one).
+  bool wgmma = false;
 };
 
 class ClockModel {
@@ -30,7 +32,8 @@ class ClockModel {
   virtual ~ClockModel() = default;
   virtual Hertz sm_clock(const KernelActivity& a) const = 0;
   // The clock this kernel runs at when no power limit binds: boost, or clock.tensor_max for a
-  // kernel with tensor work. sm_clock is below it only where a power limit binds.
+  // kernel with tensor work (clock.tensor_max_wgmma, lower the higher its tensor duty, for one that
+  // issues wgmma). sm_clock is below it only where a power limit binds.
   virtual Hertz ceiling(const KernelActivity& a) const = 0;
   // The clock x tensor-duty product the power limits allow this kernel (its clock is
   // min(boost, product / duty)); zero where the clock does not depend on the duty.

@@ -27,7 +27,9 @@ class ConstantClock final : public ClockModel {
 // dense GEMM running alone falls to K_sustained / d, and one inside a lighter run (or measured
 // with idle gaps between repetitions) runs faster, up to K_short / d. The ceiling is boost, or for
 // a kernel with any tensor work clock.tensor_max: the H200's SMs run at most ~1.8 GHz while they
-// issue MMAs, at any duty and far below the power limit (measured, docs/model.md).
+// issue mma.sync, at any duty and far below the power limit; kernels that issue wgmma run lower,
+// the more so the busier their tensor pipe: clock.tensor_max_wgmma - per_duty x d (measured,
+// docs/model.md).
 //
 // From rest (KernelActivity::time_under_load >= 0) the slow controller first spends a budget: the
 // densest calibration GEMM runs at the fast limit's product K_short for `onset` before the slow one
@@ -36,12 +38,17 @@ class ConstantClock final : public ClockModel {
 // budget / (f x D - K_sustained); never if that is not positive. Before then only K_short binds.
 class PowerClock final : public ClockModel {
  public:
-  PowerClock(Hertz boost, Hertz tensor_max, Hertz k16, Hertz k8, Hertz s16, Hertz s8, Duration onset16,
-             Duration onset8)
-      : boost_(boost), tensor_max_(tensor_max), k16_(k16), k8_(k8), s16_(s16), s8_(s8), onset16_(onset16),
-        onset8_(onset8) {}
+  PowerClock(Hertz boost, Hertz tensor_max, Hertz wgmma_max, Hertz wgmma_per_duty, Hertz k16, Hertz k8, Hertz s16,
+             Hertz s8, Duration onset16, Duration onset8)
+      : boost_(boost), tensor_max_(tensor_max), wgmma_max_(wgmma_max), wgmma_per_duty_(wgmma_per_duty), k16_(k16),
+        k8_(k8), s16_(s16), s8_(s8), onset16_(onset16), onset8_(onset8) {}
   Hertz ceiling(const KernelActivity& a) const override {
-    return a.tensor_duty > 0 && tensor_max_.value > 0 ? Hertz{std::min(boost_.value, tensor_max_.value)} : boost_;
+    if (a.tensor_duty <= 0) return boost_;
+    if (a.wgmma && wgmma_max_.value > 0) {
+      const double d = std::min(a.tensor_duty, 1.0);
+      return Hertz{std::min(boost_.value, wgmma_max_.value - wgmma_per_duty_.value * d)};
+    }
+    return tensor_max_.value > 0 ? Hertz{std::min(boost_.value, tensor_max_.value)} : boost_;
   }
   Hertz power_product(const KernelActivity& a) const override {
     const double k = (a.eight_bit ? k8_ : k16_).value;
@@ -66,7 +73,7 @@ class PowerClock final : public ClockModel {
     const double excess = std::min(ceiling(a).value, s / a.tensor_duty) * a.window_duty - k;
     return excess <= 0 || a.time_under_load < (s - k) * onset / excess;
   }
-  Hertz boost_, tensor_max_, k16_, k8_, s16_, s8_;
+  Hertz boost_, tensor_max_, wgmma_max_, wgmma_per_duty_, k16_, k8_, s16_, s8_;
   Duration onset16_, onset8_;
 };
 
@@ -83,7 +90,8 @@ std::unique_ptr<ClockModel> make_clock_model(const hw::GpuSpec& spec) {
     const Hertz s16 = c.short_term_tensor.value > 0 ? c.short_term_tensor : k16;
     const Hertz s8 = c.short_term_tensor_fp8.value > 0 ? c.short_term_tensor_fp8 : k8;
     const Duration onset8 = c.sustained_onset_fp8.count() > 0 ? c.sustained_onset_fp8 : c.sustained_onset;
-    return std::make_unique<PowerClock>(c.boost, c.tensor_max, k16, k8, s16, s8, c.sustained_onset, onset8);
+    return std::make_unique<PowerClock>(c.boost, c.tensor_max, c.tensor_max_wgmma, c.tensor_max_wgmma_per_duty, k16, k8,
+                                        s16, s8, c.sustained_onset, onset8);
   }
   throw InputError(fmt::format("{}: /clock/model: unknown clock model \"{}\" (valid: constant, power)", spec.name,
                                c.model));

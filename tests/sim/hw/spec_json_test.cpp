@@ -215,6 +215,11 @@ TEST(SpecErrors, InconsistentValues) {
     doc["tensor"]["flops_per_cycle"]["tcgen05"] = {{"bf16", 8192}};
   });
   EXPECT_TRUE(contains(tcgen, "/tensor/flops_per_cycle/tcgen05: tcgen05 needs compute capability 100")) << tcgen;
+  const std::string slope = error_after_edit([](nlohmann::json& doc) {
+    doc["clock"]["tensor_max_wgmma_per_duty"]["value"] = "2GHz";
+  });
+  EXPECT_TRUE(contains(slope, "h100.json: /clock/tensor_max_wgmma_per_duty: 2GHz leaves no clock at full tensor duty "
+                              "(/clock/tensor_max_wgmma is 1.789GHz)")) << slope;
 }
 
 TEST(SpecErrors, FileProblems) {
