@@ -110,16 +110,22 @@ TEST(Engine, NarrowCpAsyncCostsItsMeasuredCyclesPerWarpInstruction) {
   EXPECT_EQ(simulate(g, spec).count(), 1'300'000 + 1'000);
 }
 
+// A 12,800 B load from HBM by `engine` at `access` bytes per thread, then an independent 1-cycle
+// shared-memory move.
+graph::TileGraph load_then_move(graph::MemEngine engine, int access) {
+  graph::Node ld = load_node("ld", 12'800);
+  ld.engine = engine;
+  ld.access = access;
+  return one_kernel(make_template({ld, smem_node("after", 128)}, {}));
+}
+
 TEST(Engine, NarrowCpAsyncTakesThePipeWhenIssuedSixteenByteWhenItsDataArrives) {
   // A 12,800 B cp.async from HBM and an independent 1-cycle shared-memory move. In 4-byte copies
   // (100 warp instructions x 6 cycles) the LSU works through the copies when they are issued, at
   // 0-600,000 ps, and the move queues behind them: it ends at 601,000, after the copy's data has
   // arrived (12,800 + 500,000 ps of HBM latency). In 16-byte copies the pipe's 100 cycles of
   // writes come while the data arrives, after the move (0-1,000): the run ends with the copy.
-  graph::Node ld = load_node("ld", 12'800);
-  ld.engine = graph::MemEngine::cp_async;
-  ld.access = 4;
-  auto g = one_kernel(make_template({ld, smem_node("after", 128)}, {}));
+  auto g = load_then_move(graph::MemEngine::cp_async, 4);
   hw::GpuSpec spec = toy_gpu();
   spec.sm.cp_async_4b_cycles = Cycles{6};
   EXPECT_EQ(simulate(g, spec).count(), 601'000);
@@ -132,10 +138,7 @@ TEST(Engine, RegisterStagedLoadsTakeTheL1PipeWhenIssued) {
   // = 200 warp instructions at 3 cycles hold the shared-memory pipe from its issue at 0 to
   // 600,000 ps, so the independent 1-cycle move behind it ends at 601,000; the load's data
   // arrives at 12,800 + 500,000 ps. Rows 128-byte aligned cost 5 cycles each, 16-byte aligned 4.
-  graph::Node ld = load_node("ld", 12'800);
-  ld.engine = graph::MemEngine::plain;
-  ld.access = 2;
-  auto g = one_kernel(make_template({ld, smem_node("after", 128)}, {}));
+  auto g = load_then_move(graph::MemEngine::plain, 2);
   hw::GpuSpec spec = toy_gpu();
   spec.sm.ldg_2b_cycles = Cycles{3};
   spec.sm.ldg_2b_aligned_pitch_cycles = Cycles{5};
