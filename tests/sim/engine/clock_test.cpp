@@ -161,7 +161,6 @@ TEST(PowerClock, AtTheCapThePowerLimitStillHolds) {
   EXPECT_GT(below, 0);
 }
 
-
 hw::GpuSpec wgmma_capped_gpu() {
   hw::GpuSpec s = capped_gpu();
   s.clock.tensor_max_wgmma = Hertz{1.79e9};
@@ -196,9 +195,8 @@ TEST(PowerClock, WgmmaCeilingFallsWithTheTensorDuty) {
 }
 
 TEST(PowerClock, SimulatedWgmmaKernelRunsAtItsDutysCeiling) {
-  // A wgmma loop beside a load: the kernel's clock is the line at the duty it reaches, and a
-  // busier kernel never runs at a higher clock; an mma.sync-free spec without the line runs at
-  // tensor_max.
+  // A wgmma loop beside a load, more MMAs each time: the kernel's clock is the line at the duty
+  // it reaches, and a busier kernel never runs at a higher clock.
   hw::GpuSpec spec = wgmma_capped_gpu();
   spec.clock.short_term_tensor = Hertz{3e9};  // no power limit: the ceiling alone
   spec.clock.sustained_tensor = Hertz{3e9};
