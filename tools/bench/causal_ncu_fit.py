@@ -17,12 +17,13 @@ Usage: causal_ncu_fit.py [--model build/tools/tgsim/tgsim]
 """
 import collections
 import csv
-import gzip
 import json
 import os
 import subprocess
 import sys
 import tempfile
+
+import ncu_raw
 
 # The cases of attention_ncu.py --set causal, in order: (batch, heads, seq, head_dim, causal).
 CASES = [(16, 16, 1024, 128, 0), (16, 16, 1024, 128, 1), (4, 16, 4096, 128, 0), (4, 16, 4096, 128, 1),
@@ -60,16 +61,21 @@ def model_case(tgsim, case):
     return k["duration_us"] * 1e-6 * k["sm_clock_mhz"] * 1e6 * SMS, max(spans) / (sum(spans) / len(spans))
 
 
-def print_model(tgsim):
-    results = [model_case(tgsim, c) for c in CASES]
+def groups():
+    """Per head dim and causality: the two cases' indices and their (tiles, blocks)."""
     for d in (128, 256):
         for causal in (0, 1):
             idx = [i for i, c in enumerate(CASES) if c[3] == d and c[4] == causal]
-            pts = [(counts(*CASES[i][:3], causal)[1], counts(*CASES[i][:3], causal)[0], results[i][0]) for i in idx]
-            bc, tc = fit(pts)
-            imb = " / ".join(f"{results[i][1]:.3f}" for i in idx)
-            print(f"model d={d} {'causal    ' if causal else 'non-causal'}: SM-cycles: {bc:.0f} per block, "
-                  f"{tc:.0f} per tile; max/avg CTA span at 1024 / 4096 keys: {imb}")
+            yield d, causal, idx, [counts(*CASES[i][:3], causal) for i in idx]
+
+
+def print_model(tgsim):
+    results = [model_case(tgsim, c) for c in CASES]
+    for d, causal, idx, shape in groups():
+        bc, tc = fit([(blocks, tiles, results[i][0]) for i, (tiles, blocks) in zip(idx, shape)])
+        imb = " / ".join(f"{results[i][1]:.3f}" for i in idx)
+        print(f"model d={d} {'causal    ' if causal else 'non-causal'}: SM-cycles: {bc:.0f} per block, "
+              f"{tc:.0f} per tile; max/avg CTA span at 1024 / 4096 keys: {imb}")
 
 
 def main():
@@ -86,32 +92,16 @@ def main():
     inst = collections.defaultdict(float)
     for r in csv.DictReader(open(ops_file)):
         inst[int(r["entry"])] += float(r["inst_executed"])
-    with gzip.open(raw_file, "rt") as f:
-        rows = list(csv.reader(f))
-    col = {h: i for i, h in enumerate(rows[0])}
-    raw = rows[2:]  # a units row follows the header
-    cycles, imbalance = {}, {}
-    seconds = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3}[rows[1][col["gpu__time_duration.sum"]]]
-    hertz = {"hz": 1.0, "Khz": 1e3, "Mhz": 1e6, "Ghz": 1e9}[rows[1][col["gpc__cycles_elapsed.avg.per_second"]]]
-
-    def value(r, name):
-        return float(r[col[name]].replace(",", ""))
-
-    for e, r in enumerate(raw):
-        cycles[e] = value(r, "gpu__time_duration.sum") * seconds * value(r, "gpc__cycles_elapsed.avg.per_second") * hertz * SMS
-        imbalance[e] = value(r, "sm__cycles_active.max") / value(r, "sm__cycles_active.avg")
-    for d in (128, 256):
-        for causal in (0, 1):
-            idx = [i for i, c in enumerate(CASES) if c[3] == d and c[4] == causal]
-            shape = [counts(*CASES[i][:3], causal) for i in idx]  # (tiles, blocks)
-            pts_i = [(blocks, tiles, inst[i] / 8) for i, (tiles, blocks) in zip(idx, shape)]
-            pts_c = [(blocks, tiles, cycles[i]) for i, (tiles, blocks) in zip(idx, shape)]
-            bi, ti = fit(pts_i)
-            bc, tc = fit(pts_c)
-            imb = " / ".join(f"{imbalance[i]:.3f}" for i in idx)
-            print(f"d={d} {'causal    ' if causal else 'non-causal'}: warp instructions per consumer warp: "
-                  f"{bi:.0f} per block, {ti:.0f} per tile; SM-cycles: {bc:.0f} per block, {tc:.0f} per tile; "
-                  f"max/avg active SM cycles at 1024 / 4096 keys: {imb}")
+    profiled = ncu_raw.kernels(raw_file)
+    cycles = [k.duration_us * 1e-6 * k.clock_hz * SMS for k in profiled]
+    imbalance = [k.value("sm__cycles_active.max") / k.value("sm__cycles_active.avg") for k in profiled]
+    for d, causal, idx, shape in groups():
+        bi, ti = fit([(blocks, tiles, inst[i] / 8) for i, (tiles, blocks) in zip(idx, shape)])
+        bc, tc = fit([(blocks, tiles, cycles[i]) for i, (tiles, blocks) in zip(idx, shape)])
+        imb = " / ".join(f"{imbalance[i]:.3f}" for i in idx)
+        print(f"d={d} {'causal    ' if causal else 'non-causal'}: warp instructions per consumer warp: "
+              f"{bi:.0f} per block, {ti:.0f} per tile; SM-cycles: {bc:.0f} per block, {tc:.0f} per tile; "
+              f"max/avg active SM cycles at 1024 / 4096 keys: {imb}")
     if tgsim:
         print_model(tgsim)
 

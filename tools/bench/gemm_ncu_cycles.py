@@ -15,11 +15,11 @@ carry (xmma, CUTLASS 2.x) are left out: `tgsim gemm` has no grid or cluster flag
 
 Usage: gemm_ncu_cycles.py [build/tools/tgsim/tgsim]
 """
-import csv
-import gzip
 import json
 import subprocess
 import sys
+
+import ncu_raw
 
 # (raw export, the M, N, K of each GEMM in profile order; None: a GEMM not replayed here). The
 # shapes are gemm_ncu.py's sets: cluster, tf32 (its two bf16 controls), the default set, traffic.
@@ -33,26 +33,6 @@ PROFILES = [
      [(256, 57344, 8192), (1024, 14336, 4096), (512, 28672, 4096), (256, 10240, 8192), (256, 14336, 4096),
       (4096, 4096, 4096)]),
 ]
-TIME_UNIT = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}
-HZ_UNIT = {"hz": 1.0, "Khz": 1e3, "Mhz": 1e6, "Ghz": 1e9}
-
-
-def kernels(path):
-    """(name, duration in us, clock in Hz) per profiled kernel, in order."""
-    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
-        rows = list(csv.reader(f))
-    col = {h: i for i, h in enumerate(rows[0])}
-    t_unit = TIME_UNIT[rows[1][col["gpu__time_duration.sum"]]]
-    hz_unit = HZ_UNIT.get(rows[1][col["gpc__cycles_elapsed.avg.per_second"]], 1.0)
-    out = []
-    for r in rows[2:]:
-        def value(name):
-            return float(r[col[name]].replace(",", ""))
-        out.append((r[col["Kernel Name"]], value("gpu__time_duration.sum") * t_unit,
-                    value("gpc__cycles_elapsed.avg.per_second") * hz_unit))
-    return out
-
-
 def model_us(tgsim, shape, name, hz):
     m, n, k = shape
     cmd = [tgsim, "gemm", "--gpu", "h200", "--m", str(m), "--n", str(n), "--k", str(k), "--kernel", name,
@@ -68,12 +48,12 @@ def main():
     print("|---|---|---|---|---|---|")
     errors = []
     for path, shapes in PROFILES:
-        ks = kernels(path)
+        ks = ncu_raw.kernels(path)
         i = 0
         for shape in shapes:
-            name, t, hz = ks[i]
+            name, t, hz = ks[i].name, ks[i].duration_us, ks[i].clock_hz
             i += 1
-            while i < len(ks) and "reduce" in ks[i][0].lower():  # a split-K GEMM's reduction
+            while i < len(ks) and "reduce" in ks[i].name.lower():  # a split-K GEMM's reduction
                 i += 1
             if shape is None or not name.startswith("nvjet"):
                 continue
