@@ -89,10 +89,12 @@ void simulate_row(const graph::TileGraph& g, const hw::GpuSpec& spec, const grap
   const auto r = engine::simulate(g, spec, o);
   row.predicted_us = 0;
   row.tensor_busy_us = 0;
+  row.power_busy_us = 0;
   for (std::size_t i = 0; i < r.kernels.size(); ++i) {
     const auto& k = r.kernels[i];
     row.predicted_us += to_us(k.end - k.start) + to_us(cupti_extra(g, i, spec, span_modelled));
     row.tensor_busy_us += k.tensor_utilisation * to_us(k.end - k.start);
+    row.power_busy_us += k.power_duty * to_us(k.end - k.start);
   }
 }
 
@@ -351,7 +353,7 @@ ReplayReport replay_profile(const std::vector<ProfiledLaunch>& launches, const h
   for (std::size_t i = 0; i < rep.rows.size(); ++i) {
     const auto& r = rep.rows[i];
     span += r.simulated ? r.predicted_us : r.measured_us;
-    busy += r.tensor_busy_us;
+    busy += r.power_busy_us;
     if (r.tensor_busy_us > 0) tensor_rows.push_back(i);
   }
   if (!tensor_rows.empty() && span > 0) {

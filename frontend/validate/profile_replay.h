@@ -25,6 +25,7 @@ struct ReplayRow {
   double measured_us = 0;
   double predicted_us = 0;
   double tensor_busy_us = 0;  // predicted tensor-pipe busy time (summed over SMs / SM count)
+  double power_busy_us = 0;   // the same for the power duty (KernelStat::power_duty x duration)
   bool simulated = false;
   std::string reason;  // why not simulated, or a note (e.g. default schedule used)
 };

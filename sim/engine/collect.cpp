@@ -136,6 +136,11 @@ Result Simulator::collect(TimePoint end) {
     k.sm_clock_mhz = kr.hz / 1e6;
     const double dur = std::max<double>(1.0, static_cast<double>((kr.end - kr.start).count()));
     k.tensor_utilisation = kr.tensor_busy_ps / (dur * spec_.sm.count);
+    k.simt_utilisation = kr.simt_busy_ps / (dur * spec_.sm.count);
+    k.hbm_bytes = kr.hbm_bytes;
+    const double hbm_tbps = kr.hbm_bytes / (dur * 1e-12) / 1e12;
+    k.power_duty = kr.power_tensor_ps / (dur * spec_.sm.count) + spec_.clock.power_weight_simt * k.simt_utilisation +
+                   spec_.clock.power_per_hbm_tbps.value * hbm_tbps / kr.hz;
     k.eight_bit = ck.eight_bit;
     r.kernels.push_back(std::move(k));
   }

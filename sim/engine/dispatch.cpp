@@ -103,8 +103,10 @@ void Simulator::dispatch_compute(CtaRun& c, std::int32_t node, TimePoint now) {
       sm.tensor_busy_ps += n.busy_share;
       sm.flops += n.flops;
       c.kr->tensor_busy_ps += n.busy_share;
+      c.kr->power_tensor_ps += n.issue_shared ? n.busy_share * mma_sync_power_weight_ : n.busy_share;
     } else {
       sm.simt_busy_ps += n.busy_share;
+      if (n.pipe == Pipe::simt) c.kr->simt_busy_ps += n.busy_share;
     }
   }
   if (detail_) c.nodes[static_cast<std::size_t>(node)].start = start;
@@ -170,10 +172,12 @@ void Simulator::start_transfer(CtaRun& c, std::int32_t node, TimePoint now) {
     hit = hit || combined;
     if (const std::int64_t wb = l2.take_writeback(); wb > 0) {
       flows_.start(writeback_route_[static_cast<std::size_t>(sm.gpu)], Bytes{wb}, now, kWritebackToken);
+      c.kr->hbm_bytes += static_cast<double>(wb);
     }
   }
   // Stores are written back to HBM; loads that hit stay on the SM-L2 path.
   const bool via_hbm = is_store || !hit;
+  if (via_hbm && !n.tile.zero_fill) c.kr->hbm_bytes += static_cast<double>(n.fetch_bytes);
   if (!is_store) (hit ? l2_hits_ : l2_misses_)++;
   if (detail_) {
     c.hit[static_cast<std::size_t>(node)] = hit ? 1 : 0;

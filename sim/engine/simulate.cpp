@@ -69,12 +69,12 @@ Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const Si
   first.trace = nullptr;
   first.kernel_clock_hz = f0;
   const Result r0 = Simulator(graph, spec, first).run();
-  // Each GPU's average tensor activity over the run plus the idle gap of a repeated measurement:
-  // what its slow power limit sees.
+  // Each GPU's average power duty (the tensor duty unless the spec sets the power-duty terms) over
+  // the run plus the idle gap of a repeated measurement: what its slow power limit sees.
   std::vector<double> busy;
   for (const auto& k : r0.kernels) {
     if (static_cast<std::size_t>(k.gpu) >= busy.size()) busy.resize(static_cast<std::size_t>(k.gpu) + 1, 0.0);
-    busy[static_cast<std::size_t>(k.gpu)] += k.tensor_utilisation * to_seconds(k.end - k.start);
+    busy[static_cast<std::size_t>(k.gpu)] += k.power_duty * to_seconds(k.end - k.start);
   }
   const double window = to_seconds(r0.latency) + to_seconds(options.repeat_gap);
   // From rest: the load has run until the middle of the median repetition (at pass 1's clocks).
@@ -84,6 +84,7 @@ Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const Si
     const double window_duty = options.window_duty >= 0 ? options.window_duty : window > 0 ? busy[g] / window : 0;
     KernelActivity a{r0.kernels[k].tensor_utilisation, r0.kernels[k].eight_bit, window_duty, under_load};
     a.wgmma = wgmma[k] != 0;
+    a.power_duty = r0.kernels[k].power_duty;
     return a;
   };
   // Each kernel's ceiling at the duty pass 1 measured (below f0 where it falls with the duty). A
@@ -95,7 +96,7 @@ Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const Si
     if (a.tensor_duty > 0) cap[k] = std::min(f0[k], clock->ceiling(a).value);
     f[k] = std::min(cap[k], clock->sm_clock(a).value);
     const double p = clock->power_product(a).value;
-    if (a.tensor_duty > 0 && p > 0 && p / a.tensor_duty < cap[k] - 1.0) target[k] = p;
+    if (a.tensor_duty > 0 && p > 0 && p / a.duty_for_power() < cap[k] - 1.0) target[k] = p;
   }
   if (!differ(f0, f)) return options.trace == nullptr ? r0 : run_at(graph, spec, options, f0, true);
 
@@ -105,7 +106,7 @@ Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const Si
   std::vector<double> best = f, best_err(n, 1e300);
   for (std::size_t k = 0; k < n; ++k) {
     t_prev[k] = to_seconds(r0.kernels[k].end - r0.kernels[k].start);
-    g_hi[k] = cap[k] * r0.kernels[k].tensor_utilisation;  // at f0; taken for the ceiling (a few % below)
+    g_hi[k] = cap[k] * r0.kernels[k].power_duty;  // at f0; taken for the ceiling (a few % below)
   }
   for (int pass = 2; pass <= kMaxPasses; ++pass) {
     Result r = run_at(graph, spec, options, f, false);
@@ -114,7 +115,7 @@ Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const Si
     for (std::size_t k = 0; k < n; ++k) {
       if (target[k] <= 0) continue;
       const double t = to_seconds(r.kernels[k].end - r.kernels[k].start);
-      const double g = f[k] * r.kernels[k].tensor_utilisation;
+      const double g = f[k] * r.kernels[k].power_duty;
       const double fp = f_prev[k], tp = t_prev[k];
       f_prev[k] = f[k];
       t_prev[k] = t;
@@ -139,7 +140,7 @@ Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const Si
       double fn = 0;
       const double a = (t - tp) / (1.0 / f[k] - 1.0 / fp);
       const double b = t - a / f[k];
-      const double cycles = r.kernels[k].tensor_utilisation * t * f[k];
+      const double cycles = r.kernels[k].power_duty * t * f[k];
       if (std::abs(fp - f[k]) > 1.0 && a > 0 && b >= 0 && cycles - target[k] * b > 0) {
         fn = target[k] * a / (cycles - target[k] * b);
       }

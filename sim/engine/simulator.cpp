@@ -18,6 +18,7 @@ Simulator::Simulator(const graph::TileGraph& graph, const hw::GpuSpec& spec, Sim
       spec_(spec),
       simt_rate_during_wgmma_(spec.simt.rate_during_wgmma),
       mma_sync_issue_fraction_(spec.tensor.mma_sync_issue_fraction),
+      mma_sync_power_weight_(spec.clock.power_weight_mma_sync > 0 ? spec.clock.power_weight_mma_sync : 1.0),
       options_(std::move(options)),
       compiled_(compile_graph(graph, spec, options_.system)) {
   if (spec_.sm.sub_partitions < 1 || spec_.sm.sub_partitions > kMaxSubPartitions)

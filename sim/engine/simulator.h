@@ -111,6 +111,7 @@ class Simulator {
   const hw::GpuSpec& spec_;
   double simt_rate_during_wgmma_ = 1.0;  // spec_.simt.rate_during_wgmma
   double mma_sync_issue_fraction_ = 1.0;  // spec_.tensor.mma_sync_issue_fraction
+  double mma_sync_power_weight_ = 1.0;    // spec_.clock.power_weight_mma_sync (zero: 1)
   double port_ps_per_byte_ = 0;          // an SM's L2 port: picoseconds per byte received
   SimOptions options_;
   bool detail_ = false;  // keep per-node times (critical path or trace on)

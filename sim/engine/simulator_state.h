@@ -151,6 +151,9 @@ struct Simulator::KernelRun {
   double hz = 1e9;
   int max_ctas_per_sm = 0;
   double tensor_busy_ps = 0;
+  double simt_busy_ps = 0;   // SIMT and SFU nodes (not fetch, not shared memory)
+  double power_tensor_ps = 0;  // tensor busy, mma.sync weighted by clock.power_weight_mma_sync
+  double hbm_bytes = 0;
   std::vector<TemplateRun> templates;  // filled when the kernel starts (its clock is known then)
 };
 

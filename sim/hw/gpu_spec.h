@@ -57,6 +57,13 @@ struct ClockSpec {
   // tensor_max_wgmma_per_duty x tensor duty. Optional (zero: tensor_max for wgmma kernels too).
   Hertz tensor_max_wgmma;
   Hertz tensor_max_wgmma_per_duty;
+  // What else the power limits see besides the tensor duty (the "power" model's power duty, in
+  // units of wgmma tensor duty; docs/model.md "Power duty"): an mma.sync's tensor-pipe time counts
+  // power_weight_mma_sync (zero: 1), SIMT and SFU pipe time power_weight_simt (zero: none), and
+  // each TB/s of HBM traffic power_per_hbm_tbps of the clock x duty product (zero: none).
+  double power_weight_mma_sync = 0;
+  double power_weight_simt = 0;
+  Hertz power_per_hbm_tbps;
   bool operator==(const ClockSpec&) const = default;
 };
 

@@ -65,6 +65,9 @@ void check_clock(const ClockSpec& c, const ReadContext& ctx) {
              fmt::format("{} leaves no clock at full tensor duty ({} is {})", format_frequency(c.tensor_max_wgmma_per_duty),
                          ctx.describe("/clock/tensor_max_wgmma"), format_frequency(c.tensor_max_wgmma)));
   }
+  require_non_negative(ctx, "/clock/power_weight_mma_sync", c.power_weight_mma_sync);
+  require_non_negative(ctx, "/clock/power_weight_simt", c.power_weight_simt);
+  require_non_negative(ctx, "/clock/power_per_hbm_tbps", c.power_per_hbm_tbps.value);
   require_non_negative(ctx, "/clock/sustained_onset", to_seconds(c.sustained_onset));
   require_non_negative(ctx, "/clock/sustained_onset_fp8", to_seconds(c.sustained_onset_fp8));
 }

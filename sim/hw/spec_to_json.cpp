@@ -77,6 +77,11 @@ nlohmann::json to_json(const GpuSpec& s) {
   if (s.clock.tensor_max_wgmma_per_duty.value != 0) {
     w.set("clock", "tensor_max_wgmma_per_duty", format_frequency(s.clock.tensor_max_wgmma_per_duty));
   }
+  if (s.clock.power_weight_mma_sync != 0) w.set("clock", "power_weight_mma_sync", s.clock.power_weight_mma_sync);
+  if (s.clock.power_weight_simt != 0) w.set("clock", "power_weight_simt", s.clock.power_weight_simt);
+  if (s.clock.power_per_hbm_tbps.value != 0) {
+    w.set("clock", "power_per_hbm_tbps", format_frequency(s.clock.power_per_hbm_tbps));
+  }
   if (s.clock.sustained_onset.count() != 0) w.set("clock", "sustained_onset", format_duration(s.clock.sustained_onset));
   if (s.clock.sustained_onset_fp8.count() != 0) {
     w.set("clock", "sustained_onset_fp8", format_duration(s.clock.sustained_onset_fp8));

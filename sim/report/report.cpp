@@ -43,7 +43,10 @@ nlohmann::json result_to_json(const engine::Result& r, const RunContext& ctx) {
                        {"ctas_per_sm", k.max_ctas_per_sm},
                        {"waves", k.waves},
                        {"sm_clock_mhz", k.sm_clock_mhz},
-                       {"tensor_utilisation", k.tensor_utilisation}});
+                       {"tensor_utilisation", k.tensor_utilisation},
+                       {"simt_utilisation", k.simt_utilisation},
+                       {"hbm_bytes", k.hbm_bytes},
+                       {"power_duty", k.power_duty}});
   }
   j["kernels"] = kernels;
   json cp = json::array();

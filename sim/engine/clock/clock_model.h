@@ -25,6 +25,11 @@ struct KernelActivity {
   double time_under_load = -1;
   // The kernel issues wgmma (its ceiling is clock.tensor_max_wgmma where the spec sets one).
   bool wgmma = false;
+  // What the power limits see (KernelStat::power_duty: the tensor duty plus the spec's SIMT and
+  // HBM terms, in units of wgmma tensor duty at the kernel's clock). Negative: tensor_duty. The
+  // ceiling depends on tensor_duty alone; window_duty is then in these units too.
+  double power_duty = -1;
+  double duty_for_power() const { return power_duty >= 0 ? power_duty : tensor_duty; }
 };
 
 class ClockModel {
@@ -35,8 +40,8 @@ class ClockModel {
   // kernel with tensor work (clock.tensor_max_wgmma, lower the higher its tensor duty, for one that
   // issues wgmma). sm_clock is below it only where a power limit binds.
   virtual Hertz ceiling(const KernelActivity& a) const = 0;
-  // The clock x tensor-duty product the power limits allow this kernel (its clock is
-  // min(boost, product / duty)); zero where the clock does not depend on the duty.
+  // The clock x power-duty product the power limits allow this kernel (its clock is
+  // min(ceiling, product / power duty)); zero where the clock does not depend on the duty.
   virtual Hertz power_product(const KernelActivity& /*a*/) const { return Hertz{0}; }
   virtual std::string_view name() const = 0;
 };

@@ -29,7 +29,9 @@ class ConstantClock final : public ClockModel {
 // a kernel with any tensor work clock.tensor_max: the H200's SMs run at most ~1.8 GHz while they
 // issue mma.sync, at any duty and far below the power limit; kernels that issue wgmma run lower,
 // the more so the busier their tensor pipe: clock.tensor_max_wgmma - per_duty x d (measured,
-// docs/model.md).
+// docs/model.md). The duty d the limits see is the power duty (KernelActivity::duty_for_power):
+// the tensor duty, plus the spec's optional mma.sync weight, SIMT and HBM terms; the ceiling
+// always takes the tensor duty. Only kernels with tensor work are power-limited.
 //
 // From rest (KernelActivity::time_under_load >= 0) the slow controller first spends a budget: the
 // densest calibration GEMM runs at the fast limit's product K_short for `onset` before the slow one
@@ -55,12 +57,13 @@ class PowerClock final : public ClockModel {
     const double s = (a.eight_bit ? s8_ : s16_).value;
     if (a.tensor_duty <= 0 || a.window_duty < 0) return Hertz{k};
     if (a.window_duty <= 0 || slow_limit_not_engaged(a, k, s)) return Hertz{s};
-    return Hertz{std::min(s, k * a.tensor_duty / a.window_duty)};
+    return Hertz{std::min(s, k * a.duty_for_power() / a.window_duty)};
   }
   Hertz sm_clock(const KernelActivity& a) const override {
     const double p = power_product(a).value;
-    if (a.tensor_duty <= 0 || p <= 0) return boost_;
-    return Hertz{std::min(ceiling(a).value, p / a.tensor_duty)};
+    const double d = a.duty_for_power();
+    if (a.tensor_duty <= 0 || p <= 0 || d <= 0) return boost_;
+    return Hertz{std::min(ceiling(a).value, p / d)};
   }
   std::string_view name() const override { return "power"; }
 
@@ -70,7 +73,7 @@ class PowerClock final : public ClockModel {
     if (a.time_under_load < 0 || onset <= 0 || s <= k) return false;
     // Before the slow limit engages the kernel runs at min(ceiling, K_short / d); the window's
     // product then exceeds K_sustained by this much, which spends the budget.
-    const double excess = std::min(ceiling(a).value, s / a.tensor_duty) * a.window_duty - k;
+    const double excess = std::min(ceiling(a).value, s / a.duty_for_power()) * a.window_duty - k;
     return excess <= 0 || a.time_under_load < (s - k) * onset / excess;
   }
   Hertz boost_, tensor_max_, wgmma_max_, wgmma_per_duty_, k16_, k8_, s16_, s8_;

@@ -17,22 +17,9 @@ using testing::toy_gpu;
 // warps 4-7 start `ops` FP32 instructions per thread at cycle 4 (one cycle each per sub-partition).
 graph::TileGraph mma_beside_simt(double ops) {
   graph::CtaTemplate t = testing::two_warpgroups("mma_warps", "simt_warps");
-  graph::Node mma;
-  mma.id = "mma";
-  mma.kind = graph::NodeKind::mma;
-  mma.inst = TensorInst::mma_sync;
-  mma.dtype = DType::bf16;
-  mma.shape = {16, 8, 16};
-  mma.count = 100;
   graph::Node wait = delay_node("wait", 4);
   wait.role = 1;
-  graph::Node simt;
-  simt.id = "softmax";
-  simt.kind = graph::NodeKind::simt;
-  simt.role = 1;
-  simt.ops = ops;
-  simt.threads = 128;
-  t.nodes = {mma, wait, simt};
+  t.nodes = {testing::mma_sync_node("mma", 100), wait, testing::simt_node("softmax", ops, 1)};
   t.edges = {{1, 2}};
   return one_kernel(std::move(t), 1, 1024, 256);
 }

@@ -79,6 +79,30 @@ inline graph::Node wgmma_node(std::string id, std::int64_t count) {
   return n;
 }
 
+// `count` mma.sync m16n8k16 bf16 per warp of role `role`.
+inline graph::Node mma_sync_node(std::string id, std::int64_t count, int role = 0) {
+  graph::Node n;
+  n.id = std::move(id);
+  n.kind = graph::NodeKind::mma;
+  n.inst = TensorInst::mma_sync;
+  n.dtype = DType::bf16;
+  n.shape = {16, 8, 16};
+  n.count = count;
+  n.role = role;
+  return n;
+}
+
+// `ops` FP32 instructions per thread for `threads` threads of role `role`.
+inline graph::Node simt_node(std::string id, double ops, int role = 0, int threads = 128) {
+  graph::Node n;
+  n.id = std::move(id);
+  n.kind = graph::NodeKind::simt;
+  n.role = role;
+  n.ops = ops;
+  n.threads = threads;
+  return n;
+}
+
 inline graph::Node smem_node(std::string id, std::int64_t bytes) {
   graph::Node n;
   n.id = std::move(id);

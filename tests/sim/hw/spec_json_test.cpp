@@ -220,6 +220,8 @@ TEST(SpecErrors, InconsistentValues) {
   });
   EXPECT_TRUE(contains(slope, "h100.json: /clock/tensor_max_wgmma_per_duty: 2GHz leaves no clock at full tensor duty "
                               "(/clock/tensor_max_wgmma is 1.789GHz)")) << slope;
+  const std::string simt = error_after_edit([](nlohmann::json& doc) { doc["clock"]["power_weight_simt"] = -0.5; });
+  EXPECT_TRUE(contains(simt, "h100.json: /clock/power_weight_simt: must be >= 0, got -0.5")) << simt;
 }
 
 TEST(SpecErrors, FileProblems) {
@@ -289,6 +291,13 @@ TEST(ToJson, RoundTripsEveryPreset) {
   EXPECT_EQ(parse_gpu_spec(to_json(overridden), "resolved"), overridden);
   EXPECT_EQ(to_json(overridden)["hbm"]["bandwidth"]["value"], "4.9TB/s");
   EXPECT_FALSE(to_json(load_gpu_preset("a100", kConfigDir)).contains("tma"));
+  // The optional power-duty terms (off in every preset) survive the trip when set.
+  const GpuSpec terms = load_gpu_preset("h200", kConfigDir,
+                                        {"clock.power_weight_mma_sync=0.84", "clock.power_weight_simt=1.4",
+                                         "clock.power_per_hbm_tbps=145MHz"});
+  EXPECT_EQ(terms.clock.power_weight_simt, 1.4);
+  EXPECT_EQ(terms.clock.power_per_hbm_tbps.value, 145e6);
+  EXPECT_EQ(parse_gpu_spec(to_json(terms), "resolved"), terms);
 }
 
 TEST(ToJson, SpecWithoutSourcesWritesPlainValues) {
