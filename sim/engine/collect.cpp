@@ -139,8 +139,13 @@ Result Simulator::collect(TimePoint end) {
     k.simt_utilisation = kr.simt_busy_ps / (dur * spec_.sm.count);
     k.hbm_bytes = kr.hbm_bytes;
     const double hbm_tbps = kr.hbm_bytes / (dur * 1e-12) / 1e12;
-    k.power_duty = kr.power_tensor_ps / (dur * spec_.sm.count) + spec_.clock.power_weight_simt * k.simt_utilisation +
-                   spec_.clock.power_per_hbm_tbps.value * hbm_tbps / kr.hz;
+    k.smem_utilisation = kr.smem_busy_ps / (dur * spec_.sm.count);
+    k.l2_bytes = kr.l2_bytes;
+    const double l2_duty = kr.l2_bytes / (spec_.sm.count * dur * 1e-12 * kr.hz * 64.0);
+    const auto& c = spec_.clock;
+    k.power_duty = kr.power_tensor_ps / (dur * spec_.sm.count) + c.power_weight_simt * k.simt_utilisation +
+                   c.power_weight_smem * k.smem_utilisation + c.power_weight_l2 * l2_duty + c.power_weight_clock +
+                   c.power_per_hbm_tbps.value * hbm_tbps / kr.hz;
     k.eight_bit = ck.eight_bit;
     r.kernels.push_back(std::move(k));
   }

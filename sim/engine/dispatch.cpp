@@ -66,6 +66,7 @@ void Simulator::dispatch_compute(CtaRun& c, std::int32_t node, TimePoint now) {
     start = std::max(start, sm.smem_free);
     sm.smem_free = start + n.occupancy;
     sm.smem_busy_ps += static_cast<double>(n.occupancy.count());
+    c.kr->smem_busy_ps += static_cast<double>(n.occupancy.count());
   } else {
     // The node waits for every sub-partition it uses, then holds them all. An mma.sync whose
     // issue takes its whole tensor time (tensor.mma_sync_issue_fraction 1) holds the SIMT
@@ -147,6 +148,7 @@ void Simulator::dispatch_memory(CtaRun& c, std::int32_t node, TimePoint now) {
     const TimePoint start = std::max(now, sm.smem_free);
     sm.smem_free = start + rn.occupancy;
     sm.smem_busy_ps += static_cast<double>(rn.occupancy.count());
+    c.kr->smem_busy_ps += static_cast<double>(rn.occupancy.count());
   }
   const std::size_t dir = rn.is_store ? 1 : 0;
   if (sm.mem_busy[dir]) {
@@ -178,6 +180,7 @@ void Simulator::start_transfer(CtaRun& c, std::int32_t node, TimePoint now) {
   // Stores are written back to HBM; loads that hit stay on the SM-L2 path.
   const bool via_hbm = is_store || !hit;
   if (via_hbm && !n.tile.zero_fill) c.kr->hbm_bytes += static_cast<double>(n.fetch_bytes);
+  if (!combined && !n.tile.zero_fill) c.kr->l2_bytes += static_cast<double>(n.fetch_bytes);
   if (!is_store) (hit ? l2_hits_ : l2_misses_)++;
   if (detail_) {
     c.hit[static_cast<std::size_t>(node)] = hit ? 1 : 0;
@@ -237,6 +240,7 @@ void Simulator::flows_done(TimePoint now) {
       // landed: node_done.)
       sm.smem_free = std::max(sm.smem_free, now - n.occupancy) + n.occupancy;
       sm.smem_busy_ps += static_cast<double>(n.occupancy.count());
+      c.kr->smem_busy_ps += static_cast<double>(n.occupancy.count());
     }
     if (dir == kReadPort && now < sm.read_port_held_until) {  // still receiving a multicast tile's other slices
       queue_.push(sm.read_port_held_until, EventType::port_free, static_cast<std::uint32_t>(c.sm));

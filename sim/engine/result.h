@@ -22,6 +22,8 @@ struct KernelStat {
   double tensor_utilisation = 0;  // tensor-pipe busy / (duration * SMs)
   double simt_utilisation = 0;    // SIMT and SFU busy (sub-partition timelines) / (duration * SMs)
   double hbm_bytes = 0;           // bytes its loads, stores and write-backs moved through HBM
+  double smem_utilisation = 0;    // shared-memory pipe busy / (duration * SMs)
+  double l2_bytes = 0;            // bytes its requests moved between the SMs and L2 (hits and misses)
   // What the power limits see at this run's clock, in units of wgmma tensor duty: tensor duty
   // (mma.sync weighted by clock.power_weight_mma_sync) + clock.power_weight_simt x SIMT duty +
   // clock.power_per_hbm_tbps x HBM TB/s / sm_clock. Equal to tensor_utilisation where the spec

@@ -153,6 +153,8 @@ struct Simulator::KernelRun {
   double tensor_busy_ps = 0;
   double simt_busy_ps = 0;   // SIMT and SFU nodes (not fetch, not shared memory)
   double power_tensor_ps = 0;  // tensor busy, mma.sync weighted by clock.power_weight_mma_sync
+  double smem_busy_ps = 0;     // shared-memory pipe (ldmatrix, cp.async writes, LSU issue)
+  double l2_bytes = 0;         // bytes its requests moved between SMs and L2
   double hbm_bytes = 0;
   std::vector<TemplateRun> templates;  // filled when the kernel starts (its clock is known then)
 };

@@ -64,6 +64,12 @@ struct ClockSpec {
   double power_weight_mma_sync = 0;
   double power_weight_simt = 0;
   Hertz power_per_hbm_tbps;
+  // Shared-memory pipe duty x power_weight_smem, L2 duty (bytes / (SMs x clock x 64 B)) x
+  // power_weight_l2, and power_weight_clock added to every kernel's power duty (the part of the
+  // SMs' power that grows with the clock alone). Optional (zero: none).
+  double power_weight_smem = 0;
+  double power_weight_l2 = 0;
+  double power_weight_clock = 0;
   bool operator==(const ClockSpec&) const = default;
 };
 

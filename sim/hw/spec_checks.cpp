@@ -68,6 +68,9 @@ void check_clock(const ClockSpec& c, const ReadContext& ctx) {
   require_non_negative(ctx, "/clock/power_weight_mma_sync", c.power_weight_mma_sync);
   require_non_negative(ctx, "/clock/power_weight_simt", c.power_weight_simt);
   require_non_negative(ctx, "/clock/power_per_hbm_tbps", c.power_per_hbm_tbps.value);
+  require_non_negative(ctx, "/clock/power_weight_smem", c.power_weight_smem);
+  require_non_negative(ctx, "/clock/power_weight_l2", c.power_weight_l2);
+  require_non_negative(ctx, "/clock/power_weight_clock", c.power_weight_clock);
   require_non_negative(ctx, "/clock/sustained_onset", to_seconds(c.sustained_onset));
   require_non_negative(ctx, "/clock/sustained_onset_fp8", to_seconds(c.sustained_onset_fp8));
 }

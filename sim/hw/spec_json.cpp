@@ -35,6 +35,9 @@ ClockSpec read_clock(const ObjectReader& r) {
   if (r.has("power_weight_mma_sync")) c.power_weight_mma_sync = r.number("power_weight_mma_sync");
   if (r.has("power_weight_simt")) c.power_weight_simt = r.number("power_weight_simt");
   if (r.has("power_per_hbm_tbps")) c.power_per_hbm_tbps = r.frequency("power_per_hbm_tbps");
+  if (r.has("power_weight_smem")) c.power_weight_smem = r.number("power_weight_smem");
+  if (r.has("power_weight_l2")) c.power_weight_l2 = r.number("power_weight_l2");
+  if (r.has("power_weight_clock")) c.power_weight_clock = r.number("power_weight_clock");
   if (r.has("sustained_onset")) c.sustained_onset = r.duration("sustained_onset");
   if (r.has("sustained_onset_fp8")) c.sustained_onset_fp8 = r.duration("sustained_onset_fp8");
   return c;
@@ -189,7 +192,7 @@ GpuSpec read_document(const nlohmann::json& doc, ReadContext& ctx) {
   spec.full_name = top.text("full_name");
   spec.arch = top.text("arch");
   spec.compute_capability = top.small_integer("compute_capability");
-  spec.clock = read_clock(top.section("clock", {"boost", "base", "model", "sustained_tensor", "sustained_tensor_fp8", "short_term_tensor", "short_term_tensor_fp8", "mma_sync_loop", "tensor_max", "tensor_max_wgmma", "tensor_max_wgmma_per_duty", "power_weight_mma_sync", "power_weight_simt", "power_per_hbm_tbps", "sustained_onset", "sustained_onset_fp8"}));
+  spec.clock = read_clock(top.section("clock", {"boost", "base", "model", "sustained_tensor", "sustained_tensor_fp8", "short_term_tensor", "short_term_tensor_fp8", "mma_sync_loop", "tensor_max", "tensor_max_wgmma", "tensor_max_wgmma_per_duty", "power_weight_mma_sync", "power_weight_simt", "power_per_hbm_tbps", "power_weight_smem", "power_weight_l2", "power_weight_clock", "sustained_onset", "sustained_onset_fp8"}));
   spec.sm = read_sm(top.section(
       "sm", {"count", "sub_partitions", "max_threads", "max_warps", "max_ctas", "registers", "register_alloc_unit",
              "shared_memory", "shared_memory_per_cta", "reserved_shared_memory_per_cta", "shared_memory_bandwidth",

@@ -79,6 +79,9 @@ nlohmann::json to_json(const GpuSpec& s) {
   }
   if (s.clock.power_weight_mma_sync != 0) w.set("clock", "power_weight_mma_sync", s.clock.power_weight_mma_sync);
   if (s.clock.power_weight_simt != 0) w.set("clock", "power_weight_simt", s.clock.power_weight_simt);
+  if (s.clock.power_weight_smem != 0) w.set("clock", "power_weight_smem", s.clock.power_weight_smem);
+  if (s.clock.power_weight_l2 != 0) w.set("clock", "power_weight_l2", s.clock.power_weight_l2);
+  if (s.clock.power_weight_clock != 0) w.set("clock", "power_weight_clock", s.clock.power_weight_clock);
   if (s.clock.power_per_hbm_tbps.value != 0) {
     w.set("clock", "power_per_hbm_tbps", format_frequency(s.clock.power_per_hbm_tbps));
   }

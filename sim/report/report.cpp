@@ -45,6 +45,8 @@ nlohmann::json result_to_json(const engine::Result& r, const RunContext& ctx) {
                        {"sm_clock_mhz", k.sm_clock_mhz},
                        {"tensor_utilisation", k.tensor_utilisation},
                        {"simt_utilisation", k.simt_utilisation},
+                       {"smem_utilisation", k.smem_utilisation},
+                       {"l2_bytes", k.l2_bytes},
                        {"hbm_bytes", k.hbm_bytes},
                        {"power_duty", k.power_duty}});
   }

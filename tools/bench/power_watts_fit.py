@@ -116,23 +116,67 @@ def lstsq(a, b):
     return [m[i][n] / m[i][i] if m[i][i] != 0 else 0.0 for i in range(n)]
 
 
-def main():
+def fit():
+    """The weights with c0 fixed at the measured idle power (calibration_power.csv power_idle)."""
     data = list(phases())
-    a = [[d[4][t] for t in TERMS] for d in data]
-    b = [d[2] for d in data]
-    coef = lstsq(a, b)
-    print(f"{len(data)} phases; weights (W, W per GHz, W per GHz x duty, W per TB/s):")
-    for t, c in zip(TERMS, coef):
-        print(f"  {t:<7} {c:9.1f}")
+    c0 = rows_of("calibration_power.csv")["power_idle"]
+    terms = TERMS[1:]
+    a = [[d[4][t] for t in terms] for d in data]
+    coef = lstsq(a, [d[2] - c0 for d in data])
+    w = dict(zip(terms, coef))
+    w["c0"] = c0
+    return data, w
+
+
+def spec_terms(w):
+    """The weights as the power model's optional clock fields (ratios to the wgmma weight)."""
+    wg = w["a_wg"]
+    return [f"clock.power_weight_mma_sync={w['a_rnd'] / wg:.4f}", f"clock.power_weight_simt={w['b_fma'] / wg:.4f}",
+            f"clock.power_weight_smem={w['s_smem'] / wg:.4f}", f"clock.power_weight_l2={w['l_l2'] / wg:.4f}",
+            f"clock.power_weight_clock={w['c_f'] / wg:.4f}", f"clock.power_per_hbm_tbps={w['h_hbm'] / wg * 1000:.1f}MHz"]
+
+
+def main():
+    data, w = fit()
+    print(f"{len(data)} phases; c0 = idle power {w['c0']:.1f} W (calibration_power.csv); weights "
+          "(W per GHz, W per GHz x duty, W per TB/s):")
+    for t in TERMS[1:]:
+        print(f"  {t:<7} {w[t]:9.1f}")
     print("phase                              measured W  fitted W   clock MHz")
     sq = 0.0
-    for (fn, name, w, f, x), row in zip(data, a):
-        p = sum(c * v for c, v in zip(coef, row))
-        sq += (p - w) ** 2
-        print(f"  {fn[len('calibration_pipe_power_'):-4]:<10} {name:<14} {w:10.1f} {p:9.1f} {f:9.0f}")
+    for fn, name, watts, f, x in data:
+        p = sum(w[t] * x[t] for t in TERMS)
+        sq += (p - watts) ** 2
+        print(f"  {fn[len('calibration_pipe_power_'):-4]:<10} {name:<14} {watts:10.1f} {p:9.1f} {f:9.0f}")
     print(f"rms residual {(sq / len(data)) ** 0.5:.1f} W")
+    print("as the power model's optional fields: --set " + " --set ".join(spec_terms(w)))
     if len(sys.argv) > 2 and sys.argv[1] == "--model":
-        model_kernels(sys.argv[2], dict(zip(TERMS, coef)))
+        model_kernels(sys.argv[2], w)
+        anchors(sys.argv[2], w)
+
+
+def anchors(tgsim, w):
+    """clock.sustained_tensor(_fp8) re-derived with the terms: the calibration GEMM's clock x power
+    duty at its steady throughput (calibration.csv), the model's kernel replayed at that clock."""
+    cal = rows_of("calibration.csv")
+    for dt, kernel, flop_clk, field in (("bf16", "nvjet_sm90_tst_320x128_64x3_1x2_h_bz_coopB_TNT", 4096, "sustained_tensor"),
+                                        ("fp8_e4m3", "nvjet_sm90_qqtst_144x128_128x6_1x2_h_bz_coopA_algo2_TNN", 8192,
+                                         "sustained_tensor_fp8")):
+        name = "bf16" if dt == "bf16" else "fp8"
+        product = cal[f"throughput_gemm_{name}_steady"] * 1e12 / (flop_clk * 132) / 1e6  # MHz x tensor duty
+        d = 0.96  # tensor duty of the model's kernel (about; refined below)
+        for _ in range(2):
+            f = product / d
+            cmd = [tgsim, "gemm", "--gpu", "h200", "--m", "8192", "--n", "8192", "--k", "8192", "--dtype", dt,
+                   "--kernel", kernel, "--json", "--set", "clock.model=constant", "--set", "clock.base=500MHz",
+                   "--set", "clock.sustained_tensor=500MHz", "--set", "clock.sustained_tensor_fp8=500MHz",
+                   "--set", f"clock.boost={f:.1f}MHz"]
+            for t in spec_terms(w):
+                cmd += ["--set", t]
+            k = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)["kernels"][0]
+            d = k["tensor_utilisation"]
+        print(f"clock.{field}: {product:.1f} MHz x power duty / tensor duty ({k['power_duty']:.3f} / {d:.3f}) = "
+              f"{product * k['power_duty'] / d:.1f} MHz")
 
 
 # (backend, batch, heads, heads_kv, seq_q, seq_kv, d, measured per call at the cap with the flush,

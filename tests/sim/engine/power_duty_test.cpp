@@ -69,6 +69,28 @@ TEST(PowerDuty, HbmTermIsTeraBytesPerSecondOverTheClock) {
   EXPECT_NEAR(k.power_duty, k.tensor_utilisation + 0.1 * tbps, 1e-12);
 }
 
+TEST(PowerDuty, SharedMemoryL2AndClockTermsByHand) {
+  // The same kernel with a 4 KiB shared-memory node on the SIMT warps (32 cycles at 128 B/clk)
+  // after the load: its pipe time, the load's L2 bytes and a constant.
+  const std::int64_t bytes = 1 << 20;
+  graph::TileGraph g = mma_simt_load(300, bytes);
+  graph::Node st = testing::smem_node("st", 4096);
+  st.role = 1;
+  g.kernels[0].templates[0].nodes.push_back(st);
+  g.kernels[0].templates[0].edges.push_back({2, 3});
+  hw::GpuSpec spec = with_terms(1.0, 0.0, 0.0);
+  spec.clock.power_weight_smem = 0.5;
+  spec.clock.power_weight_l2 = 0.25;
+  spec.clock.power_weight_clock = 0.1;
+  const auto r = engine::Simulator(g, spec).run();
+  const auto& k = r.kernels[0];
+  const double ps = static_cast<double>((k.end - k.start).count());
+  EXPECT_DOUBLE_EQ(k.smem_utilisation, 32'000.0 / (ps * 2));
+  EXPECT_DOUBLE_EQ(k.l2_bytes, static_cast<double>(bytes));
+  const double l2_duty = static_cast<double>(bytes) / (2 * ps * 1e-12 * 1e9 * 64.0);  // 2 SMs at 1 GHz
+  EXPECT_NEAR(k.power_duty, k.tensor_utilisation + 0.5 * k.smem_utilisation + 0.25 * l2_duty + 0.1, 1e-12);
+}
+
 TEST(PowerDuty, TermsNeverRaiseThePowerModelsClock) {
   // The same kernel under a power limit: each term adds to the duty the limit sees, so the clock
   // may only fall, and with all terms off nothing moves.

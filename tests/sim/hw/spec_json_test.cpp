@@ -294,9 +294,11 @@ TEST(ToJson, RoundTripsEveryPreset) {
   // The optional power-duty terms (off in every preset) survive the trip when set.
   const GpuSpec terms = load_gpu_preset("h200", kConfigDir,
                                         {"clock.power_weight_mma_sync=0.84", "clock.power_weight_simt=1.4",
-                                         "clock.power_per_hbm_tbps=145MHz"});
+                                         "clock.power_per_hbm_tbps=145MHz", "clock.power_weight_smem=0.2",
+                                         "clock.power_weight_l2=0.35", "clock.power_weight_clock=0.11"});
   EXPECT_EQ(terms.clock.power_weight_simt, 1.4);
   EXPECT_EQ(terms.clock.power_per_hbm_tbps.value, 145e6);
+  EXPECT_EQ(terms.clock.power_weight_l2, 0.35);
   EXPECT_EQ(parse_gpu_spec(to_json(terms), "resolved"), terms);
 }
 
