@@ -60,10 +60,7 @@ Result simulate(const graph::TileGraph& graph, const hw::GpuSpec& spec, const Si
         wgmma[k] = wgmma[k] || node.inst == TensorInst::wgmma;
       }
     }
-    KernelActivity vanishing;
-    vanishing.tensor_duty = 1e-12;
-    vanishing.wgmma = wgmma[k] != 0;
-    if (mma) f0[k] = clock->ceiling(vanishing).value;
+    if (mma) f0[k] = clock->top_ceiling(wgmma[k] != 0).value;
   }
   SimOptions first = options;
   first.trace = nullptr;

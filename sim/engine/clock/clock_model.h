@@ -40,6 +40,14 @@ class ClockModel {
   // kernel with tensor work (clock.tensor_max_wgmma, lower the higher its tensor duty, for one that
   // issues wgmma). sm_clock is below it only where a power limit binds.
   virtual Hertz ceiling(const KernelActivity& a) const = 0;
+  // The highest ceiling a kernel with tensor work may have (its ceiling as its tensor duty
+  // vanishes): where engine::simulate starts such a kernel before it knows the duty.
+  Hertz top_ceiling(bool wgmma) const {
+    KernelActivity a;
+    a.tensor_duty = 1e-12;
+    a.wgmma = wgmma;
+    return ceiling(a);
+  }
   // The clock x power-duty product the power limits allow this kernel (its clock is
   // min(ceiling, product / power duty)); zero where the clock does not depend on the duty.
   virtual Hertz power_product(const KernelActivity& /*a*/) const { return Hertz{0}; }
