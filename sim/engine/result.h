@@ -20,14 +20,14 @@ struct KernelStat {
   double waves = 0;         // ctas / (SMs * max_ctas_per_sm)
   double sm_clock_mhz = 0;  // from the clock model
   double tensor_utilisation = 0;  // tensor-pipe busy / (duration * SMs)
-  double simt_utilisation = 0;    // SIMT and SFU busy (sub-partition timelines) / (duration * SMs)
+  double simt_utilisation = 0;    // FP32/INT32/uniform pipe busy (not SFU, not fetch) / (duration * SMs)
   double hbm_bytes = 0;           // bytes its loads, stores and write-backs moved through HBM
   double smem_utilisation = 0;    // shared-memory pipe busy / (duration * SMs)
   double l2_bytes = 0;            // bytes its requests moved between the SMs and L2 (hits and misses)
   // What the power limits see at this run's clock, in units of wgmma tensor duty: tensor duty
-  // (mma.sync weighted by clock.power_weight_mma_sync) + clock.power_weight_simt x SIMT duty +
-  // clock.power_per_hbm_tbps x HBM TB/s / sm_clock. Equal to tensor_utilisation where the spec
-  // sets none of these.
+  // (mma.sync weighted by clock.power_weight_mma_sync) + the spec's SIMT, shared-memory, L2 and
+  // clock terms + clock.power_per_hbm_tbps x HBM TB/s / sm_clock (docs/model.md "Power duty").
+  // Equal to tensor_utilisation where the spec sets none of these.
   double power_duty = 0;
   bool eight_bit = false;         // most of its tensor work is 8-bit (clock model)
 };

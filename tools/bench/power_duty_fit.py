@@ -29,11 +29,12 @@ model does (an FFMA warp instruction 1 cycle on its 32 lanes, an ex2 8 cycles on
 
 Usage: python3 tools/bench/power_duty_fit.py [path/to/tgsim]   (default build/tools/tgsim/tgsim)
 """
-import csv
 import json
 import os
 import subprocess
 import sys
+
+from power_watts_fit import lstsq, rows_of  # the committed-CSV reader and the linear solver
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SMS = 132
@@ -42,35 +43,10 @@ WGMMA_FLOP_PER_CLK = 4096.0      # per SM, bf16 dense
 GEMM_KERNEL = "nvjet_sm90_tst_320x128_64x3_1x2_h_bz_coopB_TNT"  # 8192^3 bf16 TN (gemm_settled.csv)
 
 
-def quantities(path):
-    with open(os.path.join(ROOT, path), newline="") as f:
-        out = {}
-        for r in csv.DictReader(f):
-            try:
-                out[r["quantity"]] = float(r["value"])
-            except ValueError:
-                pass  # text-valued rows (names, notes)
-        return out
-
-
-def solve(a, b):
-    """Gaussian elimination with partial pivoting (no numpy on every machine)."""
-    n = len(b)
-    m = [row[:] + [b[i]] for i, row in enumerate(a)]
-    for c in range(n):
-        p = max(range(c, n), key=lambda r: abs(m[r][c]))
-        m[c], m[p] = m[p], m[c]
-        for r in range(n):
-            if r != c:
-                k = m[r][c] / m[c][c]
-                m[r] = [x - k * y for x, y in zip(m[r], m[c])]
-    return [m[i][n] / m[i][i] for i in range(n)]
-
-
 def main():
     tgsim = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build/tools/tgsim/tgsim")
-    cal = quantities("traces/h200/calibration.csv")
-    hbm = quantities("traces/h200/calibration_pipe_power_hbm.csv")
+    cal = rows_of("calibration.csv")
+    hbm = rows_of("calibration_pipe_power_hbm.csv")
 
     # GEMM anchor: f x d_wgmma from throughput; SIMT cycles and HBM bytes from the model's kernel.
     t_gemm = 2.0 * 8192**3 / (cal["throughput_gemm_bf16_steady"] * 1e12)  # s per GEMM
@@ -100,7 +76,7 @@ def main():
     for n in ("mma_rnd", "mma_hbm", "fa2mix_hbm"):
         f, dm, ds, tb = mix(n)
         rows.append([-1.0, f * dm, f * ds, tb]); rhs.append(0.0); names.append(n)
-    K, w, s, eta = solve(rows, rhs)
+    K, w, s, eta = lstsq(rows, rhs)
     print(f"GEMM anchor: f x d_wgmma {prod_gemm:.1f} MHz, SIMT product {simt_prod:.1f} MHz, HBM {tbps_gemm:.3f} TB/s "
           f"(model: {k['hbm_bytes'] / 1e9:.3f} GB per GEMM)")
     for n in ("mma_rnd", "mma_hbm", "fa2mix_hbm", "fa2mix_rnd"):

@@ -25,8 +25,8 @@ struct KernelActivity {
   double time_under_load = -1;
   // The kernel issues wgmma (its ceiling is clock.tensor_max_wgmma where the spec sets one).
   bool wgmma = false;
-  // What the power limits see (KernelStat::power_duty: the tensor duty plus the spec's SIMT and
-  // HBM terms, in units of wgmma tensor duty at the kernel's clock). Negative: tensor_duty. The
+  // What the power limits see (KernelStat::power_duty: the tensor duty plus the spec's optional
+  // power-duty terms, in units of wgmma tensor duty at the kernel's clock). Negative: tensor_duty. The
   // ceiling depends on tensor_duty alone; window_duty is then in these units too.
   double power_duty = -1;
   double duty_for_power() const { return power_duty >= 0 ? power_duty : tensor_duty; }

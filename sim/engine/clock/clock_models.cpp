@@ -30,7 +30,8 @@ class ConstantClock final : public ClockModel {
 // issue mma.sync, at any duty and far below the power limit; kernels that issue wgmma run lower,
 // the more so the busier their tensor pipe: clock.tensor_max_wgmma - per_duty x d (measured,
 // docs/model.md). The duty d the limits see is the power duty (KernelActivity::duty_for_power):
-// the tensor duty, plus the spec's optional mma.sync weight, SIMT and HBM terms; the ceiling
+// the tensor duty, plus the spec's optional power-duty terms (mma.sync weight, SIMT, shared
+// memory, L2, clock, HBM); the ceiling
 // always takes the tensor duty. Only kernels with tensor work are power-limited.
 //
 // From rest (KernelActivity::time_under_load >= 0) the slow controller first spends a budget: the
