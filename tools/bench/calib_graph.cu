@@ -28,7 +28,14 @@
 // ends at the last %globaltimer read, before the kernel's final atomic completes, so part of
 // it is the kernel's own work (docs/gpu-specs.md).
 //
-// Usage: calib_graph [out.csv]
+// A second sweep (`calib_graph OUT.csv launch_cfg`) asks whether the launch costs depend on how a
+// kernel is launched, as the GEMM and attention kernels are: plain stream launches on the
+// non-blocking stream through cudaLaunchKernelEx with a cluster dimension (1, 2, 4, 8), 0 or
+// 200 KiB of dynamic shared memory (one CTA per SM, as the GEMMs' pipelines; the flush's memset
+// runs without), 128 or 384 threads. Per configuration, besides the columns above:
+//   start_spread_us  last CTA start - first CTA start (%globaltimer), the CTA launch's spread.
+//
+// Usage: calib_graph [out.csv] [launch_cfg]
 #include <algorithm>
 #include <cstdio>
 #include <mutex>
@@ -51,24 +58,42 @@ __device__ __forceinline__ unsigned long long global_ns() {
 
 // flags: 1 = let dependent grids launch now (griddepcontrol.launch_dependents), 2 = wait for the
 // grids this one depends on first (griddepcontrol.wait; a no-op without programmatic launch).
-__global__ void busy(unsigned long long* first, unsigned long long* last, int slot, unsigned ns, unsigned flags) {
+// first[2 + slot] collects the latest CTA start (atomicMax), for the start spread.
+__device__ __forceinline__ void busy_body(unsigned long long* first, unsigned long long* last, int slot, unsigned ns,
+                                          unsigned flags) {
   if (flags & 1) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   if (flags & 2) asm volatile("griddepcontrol.wait;" ::: "memory");
   const unsigned long long t0 = global_ns();
-  if (threadIdx.x == 0) atomicMin(&first[slot], t0);
+  if (threadIdx.x == 0) {
+    atomicMin(&first[slot], t0);
+    atomicMax(&first[2 + slot], t0);
+  }
   while (global_ns() - t0 < ns) {
   }
   __syncthreads();
   if (threadIdx.x == 0) atomicMax(&last[slot], global_ns());
 }
 
-// Copies the K spans of this repetition to the history and resets them (outside the events).
+__global__ void busy(unsigned long long* first, unsigned long long* last, int slot, unsigned ns, unsigned flags) {
+  busy_body(first, last, slot, ns, flags);
+}
+
+// The same for the launch_cfg sweep, so that its shared-memory and cluster attributes stay off
+// the kernel of the default sweep.
+__global__ void busy_cfg(unsigned long long* first, unsigned long long* last, int slot, unsigned ns, unsigned flags) {
+  busy_body(first, last, slot, ns, flags);
+}
+
+// Copies the K spans (first start, last end, last start) of this repetition to the history and
+// resets them (outside the events).
 __global__ void archive(unsigned long long* first, unsigned long long* last, unsigned long long* hist, int k, int rep) {
   const int i = threadIdx.x;
   if (i < k) {
-    hist[(rep * k + i) * 2] = first[i];
-    hist[(rep * k + i) * 2 + 1] = last[i];
+    hist[(rep * k + i) * 3] = first[i];
+    hist[(rep * k + i) * 3 + 1] = last[i];
+    hist[(rep * k + i) * 3 + 2] = first[2 + i];
     first[i] = ~0ull;
+    first[2 + i] = 0;
     last[i] = 0;
   }
 }
@@ -97,11 +122,15 @@ struct Config {
   bool graph, legacy, pdl;
   int kernels, ctas;
   unsigned busy_ns;
+  bool launch_cfg = false;                   // launched by the launch_cfg sweep (busy_cfg)
+  int cluster = 1, smem = 0, threads = 128;  // its launch attributes
 };
 
 struct Result {
-  std::vector<double> event, span, overhead, k0, k1, gap;
+  std::vector<double> event, span, overhead, k0, k1, gap, start_spread;
 };
+
+constexpr int kBigSmem = 200 << 10;  // the launch_cfg sweep's dynamic shared memory
 
 constexpr int kReps = 41;
 
@@ -110,11 +139,13 @@ class Runner {
   Runner() {
     CK(cudaStreamCreateWithFlags(&nb_, cudaStreamNonBlocking));
     CK(cudaMalloc(&flush_, kFlush));
-    CK(cudaMalloc(&first_, 2 * sizeof(unsigned long long)));
+    CK(cudaMalloc(&first_, 4 * sizeof(unsigned long long)));
     CK(cudaMalloc(&last_, 2 * sizeof(unsigned long long)));
-    CK(cudaMalloc(&hist_, kReps * 2 * 2 * sizeof(unsigned long long)));
+    CK(cudaMalloc(&hist_, kReps * 2 * 3 * sizeof(unsigned long long)));
     CK(cudaMemset(first_, 0xff, 2 * sizeof(unsigned long long)));
+    CK(cudaMemset(first_ + 2, 0, 2 * sizeof(unsigned long long)));
     CK(cudaMemset(last_, 0, 2 * sizeof(unsigned long long)));
+    CK(cudaFuncSetAttribute(busy_cfg, cudaFuncAttributeMaxDynamicSharedMemorySize, kBigSmem));
     for (int r = 0; r < kReps; ++r) {
       CK(cudaEventCreate(&e0_[r]));
       CK(cudaEventCreate(&e1_[r]));
@@ -123,7 +154,21 @@ class Runner {
 
   void enqueue_work(const Config& c, cudaStream_t s) {
     for (int k = 0; k < c.kernels; ++k) {
-      if (!c.pdl) {
+      if (c.launch_cfg) {  // the launch_cfg sweep: every launch through busy_cfg
+        cudaLaunchConfig_t cfg{};
+        cfg.gridDim = dim3(c.ctas);
+        cfg.blockDim = dim3(c.threads);
+        cfg.dynamicSmemBytes = static_cast<size_t>(c.smem);
+        cfg.stream = s;
+        cudaLaunchAttribute attr{};
+        attr.id = cudaLaunchAttributeClusterDimension;
+        attr.val.clusterDim.x = static_cast<unsigned>(c.cluster);
+        attr.val.clusterDim.y = 1;
+        attr.val.clusterDim.z = 1;
+        cfg.attrs = &attr;
+        cfg.numAttrs = 1;
+        CK(cudaLaunchKernelEx(&cfg, busy_cfg, first_, last_, k, c.busy_ns, 0u));
+      } else if (!c.pdl) {
         busy<<<c.ctas, 128, 0, s>>>(first_, last_, k, c.busy_ns, 0u);
       } else if (k == 0) {
         busy<<<c.ctas, 128, 0, s>>>(first_, last_, k, c.busy_ns, 1u);
@@ -170,18 +215,20 @@ class Runner {
     }
     CK(cudaStreamSynchronize(s_));
     CKLAUNCH();
-    std::vector<unsigned long long> h(kReps * c.kernels * 2);
+    std::vector<unsigned long long> h(kReps * c.kernels * 3);
     CK(cudaMemcpy(h.data(), hist_, h.size() * sizeof(h[0]), cudaMemcpyDeviceToHost));
     Result res;
     for (int r = 0; r < kReps; ++r) {
       float ms;
       CK(cudaEventElapsedTime(&ms, e0_[r], e1_[r]));
-      const auto at = [&](int k, int end) { return static_cast<double>(h[(r * c.kernels + k) * 2 + end]); };
+      // end: 0 first CTA start, 1 last CTA end, 2 last CTA start
+      const auto at = [&](int k, int end) { return static_cast<double>(h[(r * c.kernels + k) * 3 + end]); };
       const double span = (at(c.kernels - 1, 1) - at(0, 0)) * 1e-3;
       res.event.push_back(ms * 1e3);
       res.span.push_back(span);
       res.overhead.push_back(ms * 1e3 - span);
       res.k0.push_back((at(0, 1) - at(0, 0)) * 1e-3);
+      res.start_spread.push_back((at(0, 2) - at(0, 0)) * 1e-3);
       if (c.kernels > 1) {
         res.k1.push_back((at(1, 1) - at(1, 0)) * 1e-3);
         res.gap.push_back((at(1, 0) - at(0, 1)) * 1e-3);
@@ -259,6 +306,47 @@ void measure_row(FILE* f, Runner& runner, const Config& c) {
   std::fflush(stdout);
 }
 
+// One configuration of the launch_cfg sweep: a single stream-launched kernel with its launch
+// attributes; one CSV row and a log line.
+void measure_launch_cfg_row(FILE* f, Runner& runner, const Config& c) {
+  const Result r = runner.run(c);
+  std::vector<double> cup;
+  double cup_event = -1;
+  const bool have = cupti_durations(runner, c, cup, cup_event);
+  auto sorted = r.overhead;
+  std::sort(sorted.begin(), sorted.end());
+  const double p10 = sorted[sorted.size() / 10], p90 = sorted[sorted.size() * 9 / 10];
+  std::fprintf(f, "stream,nb,%d,%d,%u,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d\n", c.kernels, c.ctas,
+               c.busy_ns, c.cluster, c.smem, c.threads, median(r.event), median(r.span), median(r.overhead), p10, p90,
+               median(r.start_spread), median(r.k0), have ? cup[0] : -1.0, have ? cup_event : -1.0, kReps);
+  std::printf("cluster %d smem %6d threads %3d G=%3d busy=%5u ns: event %7.3f span %7.3f overhead %6.3f "
+              "start spread %6.3f cupti k0 %6.3f\n",
+              c.cluster, c.smem, c.threads, c.ctas, c.busy_ns, median(r.event), median(r.span), median(r.overhead),
+              median(r.start_spread), have ? cup[0] : -1.0);
+  std::fflush(stdout);
+}
+
+// The launch_cfg sweep: cluster size x dynamic shared memory x block size x grid x busy time.
+// The grids are multiples of 8 (whole clusters): 8 CTAs, 120 (15 clusters of 8, the most the
+// H200's GPCs hold at once) and 240 (two waves with 200 KiB each).
+void launch_cfg_sweep(FILE* f, Runner& runner) {
+  std::fprintf(f,
+               "mode,stream,kernels,ctas,busy_ns,cluster,smem_bytes,threads,event_us,span_us,overhead_us,overhead_p10_us,"
+               "overhead_p90_us,start_spread_us,k0_us,cupti_k0_us,cupti_event_us,reps\n");
+  for (int cluster : {1, 2, 4, 8})
+    for (int smem : {0, kBigSmem})
+      for (int threads : {128, 384})
+        for (int g : {8, 120, 240})
+          for (unsigned b : {0u, 8000u}) {
+            Config c{false, false, false, 1, g, b};
+            c.launch_cfg = true;
+            c.cluster = cluster;
+            c.smem = smem;
+            c.threads = threads;
+            measure_launch_cfg_row(f, runner, c);
+          }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -276,6 +364,12 @@ int main(int argc, char** argv) {
   if (!f) {
     std::perror(out);
     return 1;
+  }
+  if (argc > 2 && std::string(argv[2]) == "launch_cfg") {
+    launch_cfg_sweep(f, runner);
+    std::fclose(f);
+    std::printf("calib_graph launch_cfg done: %s\n", out);
+    return 0;
   }
   std::fprintf(f,
                "mode,stream,kernels,ctas,busy_ns,event_us,span_us,overhead_us,overhead_p10_us,overhead_p90_us,k0_us,k1_us,gap_us,"
