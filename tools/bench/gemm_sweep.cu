@@ -75,6 +75,11 @@ int main(int argc, char** argv) {
   }
   CK(cudaSetDevice(0));
   print_device(0);
+  {  // the gpu column names tgsim's preset for the device (an H100 when the lent machine is one)
+    cudaDeviceProp prop{};
+    CK(cudaGetDeviceProperties(&prop, 0));
+    g_gpu = std::string(prop.name).find("H100") != std::string::npos ? "h100" : "h200";
+  }
   Nvml nvml(0);
   CKBLAS(cublasLtCreate(&g_lt));
   size_t v = cublasLtGetVersion();

@@ -13,6 +13,7 @@
 
 static std::string g_source_base;
 static int g_settle_ms = 0;  // --settle-ms, written to every row (tgsim validate reads settle_ms)
+static std::string g_gpu = "h200";  // the gpu column: the preset of the device measured (gemm_sweep.cu)
 
 static void write_csv(const char* path, const std::vector<Plan>& plans) {
   FILE* f = std::fopen(path, "w");
@@ -36,8 +37,8 @@ static void write_csv(const char* path, const std::vector<Plan>& plans) {
       pprobe += (i ? ";" : "") + bench::fmt(p.pass_probe_before[i], 0) + "/" + bench::fmt(p.pass_probe_after[i], 0);
       probe_mid.push_back(0.5 * (p.pass_probe_before[i] + p.pass_probe_after[i]));
     }
-    std::fprintf(f, "gemm,h200,%s,%ld,%ld,%ld,row,TN,%s,%s,%s,%s,%s,%s,%s,%d,%zu,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s\n",
-                 DTS[p.dt].name, p.M, p.N, p.K, bench::csv_field(p.kernels).c_str(), bench::fmt(t, 3).c_str(),
+    std::fprintf(f, "gemm,%s,%s,%ld,%ld,%ld,row,TN,%s,%s,%s,%s,%s,%s,%s,%d,%zu,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d,%s\n",
+                 g_gpu.c_str(), DTS[p.dt].name, p.M, p.N, p.K, bench::csv_field(p.kernels).c_str(), bench::fmt(t, 3).c_str(),
                  bench::csv_field(src).c_str(), bench::fmt(bench::median(p.pass_clk), 0).c_str(),
                  bench::fmt(bench::median(p.pass_pow), 1).c_str(), bench::fmt(spread, 2).c_str(),
                  bench::fmt(tflops, 2).c_str(), p.reps, p.pass_us.size(), bench::csv_field(p.set).c_str(),

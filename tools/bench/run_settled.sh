@@ -7,6 +7,9 @@
 #              smi_gemm_settled.csv     nvidia-smi clocks/power every 100 ms during the sweep
 #   gemm_probe gemm_probe.csv           gemm_sweep --probe --settle-ms 200 --shuffle 7: the held-out
 #                                       shapes (57), measured as the settled set
+#   gemm_probe_and_settled               gemm_probe, then gemm's sweep without calib_tma_mix (the
+#                                       two GEMM sets of another GPU in one call; the gpu column
+#                                       follows the device: h100 on an H100)
 #   attention  attention_settled.csv (+ attention_passes.csv, attention_skipped.csv)
 #                                       attention_capture.py --graph --settle-ms 200 --shuffle 7
 #              smi_attention_settled.csv
@@ -41,6 +44,17 @@ case "$MODE" in
     timeout 420 "$BUILD/gemm_sweep" "$OUT/gemm_probe.csv" --probe --settle-ms 200 --shuffle 7
     echo "rc=$?"
     ;;
+  gemm_probe_and_settled)
+    bench_build "$BUILD" gemm_sweep
+    echo "== gemm_sweep probe, settled"
+    timeout 150 "$BUILD/gemm_sweep" "$OUT/gemm_probe.csv" --probe --settle-ms 200 --shuffle 7
+    echo "rc=$?"
+    smi_log "$OUT/smi_gemm_settled.csv"
+    echo "== gemm_sweep settled"
+    timeout 300 "$BUILD/gemm_sweep" "$OUT/gemm_settled.csv" --settle-ms 200 --shuffle 7
+    echo "rc=$?"
+    kill "$SMI_PID" 2>/dev/null; wait "$SMI_PID" 2>/dev/null
+    ;;
   attention)
     smi_log "$OUT/smi_attention_settled.csv"
     echo "== attention_capture settled"
@@ -49,6 +63,6 @@ case "$MODE" in
     kill "$SMI_PID" 2>/dev/null; wait "$SMI_PID" 2>/dev/null
     [ -f "$OUT/attention.csv" ] && mv "$OUT/attention.csv" "$OUT/attention_settled.csv"
     ;;
-  *) echo "usage: run_settled.sh gemm|gemm_probe|attention" >&2; exit 2 ;;
+  *) echo "usage: run_settled.sh gemm|gemm_probe|gemm_probe_and_settled|attention" >&2; exit 2 ;;
 esac
 ls -l "$OUT"
