@@ -309,7 +309,7 @@ TEST(ToJson, SpecWithoutSourcesWritesPlainValues) {
   const nlohmann::json doc = to_json(spec);
   EXPECT_EQ(doc["hbm"]["bandwidth"], "3.35TB/s");
   EXPECT_EQ(doc["sm"]["shared_memory"], "228KiB");
-  EXPECT_EQ(doc["launch"]["kernel_overhead"], "2.5us");
+  EXPECT_EQ(doc["launch"]["kernel_overhead"], "4us");
   EXPECT_FALSE(doc["l2"].contains("far_hit_latency"));
   EXPECT_EQ(parse_gpu_spec(doc, "plain"), spec);
 }
