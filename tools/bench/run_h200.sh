@@ -11,6 +11,8 @@
 # Each program runs under its own time limit inside one overall budget (BENCH_BUDGET_S,
 # default 540 s), so one failure or hang does not lose the others' results; the programs
 # write their CSVs row by row (gemm_sweep after every pass). Never changes GPU settings.
+# BENCH_CALIB_ONLY=1: build and run only calib_launch, calib_mma, calib_mem and calib_clock (the
+# calibration of another GPU's preset, e.g. a lent H100, in about 3 minutes).
 set -u
 OUT=${OUT:-/tmp/tgsim_bench_out}
 mkdir -p "$OUT"
@@ -54,7 +56,11 @@ GEN=""
 command -v ninja >/dev/null && GEN="-G Ninja"
 run_step configure 120 cmake -S "$HERE" -B "$BUILD" $GEN -DCMAKE_BUILD_TYPE=Release
 if [ -n "$GEN" ]; then KEEP="-k 0"; else KEEP="-k"; fi
-run_step build 240 cmake --build "$BUILD" -j 16 -- $KEEP
+if [ "${BENCH_CALIB_ONLY:-0}" = 1 ]; then
+  run_step build 240 cmake --build "$BUILD" -j 16 --target calib_launch calib_mma calib_mem calib_clock -- $KEEP
+else
+  run_step build 240 cmake --build "$BUILD" -j 16 -- $KEEP
+fi
 ls -l "$BUILD"/gemm_sweep "$BUILD"/calib_* 2>/dev/null | grep -v '\.' || true
 
 {
@@ -72,7 +78,7 @@ CAL="$OUT/calibration.csv"
 [ -x "$BUILD/calib_mma" ] && run_step calib_mma 90 "$BUILD/calib_mma" "$CAL"
 [ -x "$BUILD/calib_mem" ] && run_step calib_mem 120 "$BUILD/calib_mem" "$CAL"
 [ -x "$BUILD/calib_clock" ] && run_step calib_clock 90 "$BUILD/calib_clock" "$CAL" "$OUT/clock.csv"
-if [ -x "$BUILD/gemm_sweep" ]; then
+if [ -x "$BUILD/gemm_sweep" ] && [ "${BENCH_CALIB_ONLY:-0}" != 1 ]; then
   nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active \
     --format=csv -lms 100 > "$OUT/smi_sweep.csv" 2>/dev/null &
   SMI_PID=$!
