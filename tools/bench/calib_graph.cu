@@ -284,15 +284,34 @@ bool cupti_durations(Runner& runner, const Config& c, std::vector<double>& per_k
 #endif
 }
 
-// One configuration: the timed repetitions, then the CUPTI set; one CSV row and a log line.
-void measure_row(FILE* f, Runner& runner, const Config& c) {
-  const Result r = runner.run(c);
+// One configuration measured: the timed repetitions, then the CUPTI set, and the overhead's
+// 10th and 90th percentiles.
+struct Measured {
+  Result r;
   std::vector<double> cup;
   double cup_event = -1;
-  const bool have = cupti_durations(runner, c, cup, cup_event);
-  auto sorted = r.overhead;
+  bool have = false;
+  double p10 = 0, p90 = 0;
+};
+
+Measured measure(Runner& runner, const Config& c) {
+  Measured m;
+  m.r = runner.run(c);
+  m.have = cupti_durations(runner, c, m.cup, m.cup_event);
+  auto sorted = m.r.overhead;
   std::sort(sorted.begin(), sorted.end());
-  const double p10 = sorted[sorted.size() / 10], p90 = sorted[sorted.size() * 9 / 10];
+  m.p10 = sorted[sorted.size() / 10];
+  m.p90 = sorted[sorted.size() * 9 / 10];
+  return m;
+}
+
+// One configuration of the default sweep: one CSV row and a log line.
+void measure_row(FILE* f, Runner& runner, const Config& c) {
+  const Measured m = measure(runner, c);
+  const Result& r = m.r;
+  const auto& cup = m.cup;
+  const double cup_event = m.cup_event, p10 = m.p10, p90 = m.p90;
+  const bool have = m.have;
   const bool two = c.kernels > 1;
   const char* mode = c.pdl ? "stream_pdl" : c.graph ? "graph" : "stream";
   const char* stream = c.legacy ? "legacy" : "nb";
@@ -309,13 +328,11 @@ void measure_row(FILE* f, Runner& runner, const Config& c) {
 // One configuration of the launch_cfg sweep: a single stream-launched kernel with its launch
 // attributes; one CSV row and a log line.
 void measure_launch_cfg_row(FILE* f, Runner& runner, const Config& c) {
-  const Result r = runner.run(c);
-  std::vector<double> cup;
-  double cup_event = -1;
-  const bool have = cupti_durations(runner, c, cup, cup_event);
-  auto sorted = r.overhead;
-  std::sort(sorted.begin(), sorted.end());
-  const double p10 = sorted[sorted.size() / 10], p90 = sorted[sorted.size() * 9 / 10];
+  const Measured m = measure(runner, c);
+  const Result& r = m.r;
+  const auto& cup = m.cup;
+  const double cup_event = m.cup_event, p10 = m.p10, p90 = m.p90;
+  const bool have = m.have;
   std::fprintf(f, "stream,nb,%d,%d,%u,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d\n", c.kernels, c.ctas,
                c.busy_ns, c.cluster, c.smem, c.threads, median(r.event), median(r.span), median(r.overhead), p10, p90,
                median(r.start_spread), median(r.k0), have ? cup[0] : -1.0, have ? cup_event : -1.0, kReps);
