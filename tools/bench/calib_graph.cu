@@ -330,16 +330,14 @@ void measure_row(FILE* f, Runner& runner, const Config& c) {
 void measure_launch_cfg_row(FILE* f, Runner& runner, const Config& c) {
   const Measured m = measure(runner, c);
   const Result& r = m.r;
-  const auto& cup = m.cup;
-  const double cup_event = m.cup_event, p10 = m.p10, p90 = m.p90;
-  const bool have = m.have;
+  const double cupti_k0 = m.have ? m.cup[0] : -1.0;
   std::fprintf(f, "stream,nb,%d,%d,%u,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d\n", c.kernels, c.ctas,
-               c.busy_ns, c.cluster, c.smem, c.threads, median(r.event), median(r.span), median(r.overhead), p10, p90,
-               median(r.start_spread), median(r.k0), have ? cup[0] : -1.0, have ? cup_event : -1.0, kReps);
+               c.busy_ns, c.cluster, c.smem, c.threads, median(r.event), median(r.span), median(r.overhead), m.p10, m.p90,
+               median(r.start_spread), median(r.k0), cupti_k0, m.have ? m.cup_event : -1.0, kReps);
   std::printf("cluster %d smem %6d threads %3d G=%3d busy=%5u ns: event %7.3f span %7.3f overhead %6.3f "
               "start spread %6.3f cupti k0 %6.3f\n",
               c.cluster, c.smem, c.threads, c.ctas, c.busy_ns, median(r.event), median(r.span), median(r.overhead),
-              median(r.start_spread), have ? cup[0] : -1.0);
+              median(r.start_spread), cupti_k0);
   std::fflush(stdout);
 }
 

@@ -78,7 +78,9 @@ int main(int argc, char** argv) {
   {  // the gpu column names tgsim's preset for the device (an H100 when the lent machine is one)
     cudaDeviceProp prop{};
     CK(cudaGetDeviceProperties(&prop, 0));
-    g_gpu = std::string(prop.name).find("H100") != std::string::npos ? "h100" : "h200";
+    const std::string name = prop.name;
+    g_gpu = name.find("H100") != std::string::npos ? "h100" : name.find("H200") != std::string::npos ? "h200" : "unknown";
+    if (g_gpu == "unknown") std::printf("# warning: %s is no tgsim preset; the gpu column says unknown\n", prop.name);
   }
   Nvml nvml(0);
   CKBLAS(cublasLtCreate(&g_lt));

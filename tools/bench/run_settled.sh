@@ -26,34 +26,35 @@ smi_log() {
     --format=csv -lms 100 > "$1" 2>/dev/null &
   SMI_PID=$!
 }
+# The two settled GEMM sweeps, each under its own time limit.
+probe_sweep() {
+  echo "== gemm_sweep probe, settled"
+  timeout "$1" "$BUILD/gemm_sweep" "$OUT/gemm_probe.csv" --probe --settle-ms 200 --shuffle 7
+  echo "rc=$?"
+}
+settled_sweep() {
+  smi_log "$OUT/smi_gemm_settled.csv"
+  echo "== gemm_sweep settled"
+  timeout "$1" "$BUILD/gemm_sweep" "$OUT/gemm_settled.csv" --settle-ms 200 --shuffle 7
+  echo "rc=$?"
+  kill "$SMI_PID" 2>/dev/null; wait "$SMI_PID" 2>/dev/null
+}
 case "$MODE" in
   gemm)
     bench_build "$BUILD" calib_tma_mix gemm_sweep
     echo "== calib_tma_mix"
     timeout 90 "$BUILD/calib_tma_mix" "$OUT/calibration_tma_mix.csv"
     echo "rc=$?"
-    smi_log "$OUT/smi_gemm_settled.csv"
-    echo "== gemm_sweep settled"
-    timeout 420 "$BUILD/gemm_sweep" "$OUT/gemm_settled.csv" --settle-ms 200 --shuffle 7
-    echo "rc=$?"
-    kill "$SMI_PID" 2>/dev/null; wait "$SMI_PID" 2>/dev/null
+    settled_sweep 420
     ;;
   gemm_probe)
     bench_build "$BUILD" gemm_sweep
-    echo "== gemm_sweep probe, settled"
-    timeout 420 "$BUILD/gemm_sweep" "$OUT/gemm_probe.csv" --probe --settle-ms 200 --shuffle 7
-    echo "rc=$?"
+    probe_sweep 420
     ;;
   gemm_probe_and_settled)
     bench_build "$BUILD" gemm_sweep
-    echo "== gemm_sweep probe, settled"
-    timeout 150 "$BUILD/gemm_sweep" "$OUT/gemm_probe.csv" --probe --settle-ms 200 --shuffle 7
-    echo "rc=$?"
-    smi_log "$OUT/smi_gemm_settled.csv"
-    echo "== gemm_sweep settled"
-    timeout 300 "$BUILD/gemm_sweep" "$OUT/gemm_settled.csv" --settle-ms 200 --shuffle 7
-    echo "rc=$?"
-    kill "$SMI_PID" 2>/dev/null; wait "$SMI_PID" 2>/dev/null
+    probe_sweep 150
+    settled_sweep 300
     ;;
   attention)
     smi_log "$OUT/smi_attention_settled.csv"
