@@ -77,7 +77,7 @@ import time
 import traceback
 
 from attention_cases import MEM_LIMIT_BYTES, case_bytes, flops, key_of, make_cases, wants_check
-from attention_results import PASSES_HEADER, aggregate_rows, write_csv, write_skipped
+from attention_results import PASSES_HEADER, aggregate_rows, gpu_key, write_csv, write_skipped
 from attention_runner import Runner, log
 
 
@@ -111,6 +111,7 @@ def main():
         f"sm {torch.cuda.get_device_capability()} "
         f"props {torch.cuda.get_device_properties(0)}")
     torch.manual_seed(0)
+    gpu = gpu_key(torch.cuda.get_device_name())
     R = Runner(torch)
     csv_path = os.path.join(a.out, "attention.csv")
     passes_path = os.path.join(a.out, "attention_passes.csv")
@@ -198,12 +199,12 @@ def main():
                 del q, k, v
         pf.flush()
         pass_durations.append(time.time() - ps)
-        rows = aggregate_rows(cases, results, torch.__version__)
+        rows = aggregate_rows(cases, results, torch.__version__, gpu)
         write_csv(csv_path, rows)
         write_skipped(skip_path, skipped)
         log(f"### pass {p} done in {pass_durations[-1]:.0f}s; {len(rows)} rows written")
     pf.close()
-    rows = aggregate_rows(cases, results, torch.__version__)
+    rows = aggregate_rows(cases, results, torch.__version__, gpu)
     write_csv(csv_path, rows)
     log(f"### done: {len(rows)} rows, {len(skipped)} skipped, {time.time() - t0:.0f}s")
     return 0

@@ -48,7 +48,15 @@ def write_csv(path, rows):
     os.replace(tmp, path)
 
 
-def aggregate_rows(cases, results, torch_version):
+def gpu_key(device_name):
+    """The `gpu` column for a device name: h100 or h200 (tgsim's presets), else unknown."""
+    for key in ("h100", "h200"):
+        if key in device_name.lower():
+            return key
+    return "unknown"
+
+
+def aggregate_rows(cases, results, torch_version, gpu):
     rows = []
     for c in cases:
         r = results.get(key_of(c))
@@ -58,7 +66,7 @@ def aggregate_rows(cases, results, torch_version):
         t = statistics.median(pm)
         rr = dict(r, passes=len(pm), torch=torch_version)
         rows.append(dict(
-            op="attention", gpu="h200", dtype=c["dtype"], batch=c["batch"],
+            op="attention", gpu=gpu, dtype=c["dtype"], batch=c["batch"],
             heads=c["heads"], heads_kv=c["heads_kv"], seq_q=c["seq_q"],
             seq_kv=c["seq_kv"], head_dim=c["head_dim"], causal=c["causal"],
             # is_causal=True in PyTorch's SDPA aligns the mask to the top left (CausalBias)
