@@ -203,12 +203,13 @@ double ring_gbps(const Ring& rg, const hw::GpuSpec& spec) {
 // Zero-filled boxes alone (tiled_oob, 132 CTAs, 64 KiB or more in flight per SM) reach 4.10-4.39
 // TB/s (event time): within 12%. (With 32 KiB in flight the measured ring is latency-bound at 3.84
 // TB/s, as the same ring of HBM loads is, 3.86: the engine's latency under load is a known gap.)
-TEST(TmaRingCalibration, ZeroFilledBoxesShareTheMissPathWithAnHbmStream) {
+// The mixed rows of one GPU's file against its preset, each within `tolerance`: returns the rows checked.
+int check_oobmix(const std::string& gpu, const std::string& file, double tolerance) {
   const std::filesystem::path root(TGSIM_SOURCE_DIR);
-  const auto spec = hw::load_gpu_preset("h200", root / "configs");
-  ASSERT_GT(spec.l2.miss_bandwidth.value, 0);
+  const auto spec = hw::load_gpu_preset(gpu, root / "configs");
+  EXPECT_GT(spec.l2.miss_bandwidth.value, 0) << gpu;
   int checked = 0;
-  for (const auto& r : read_rows(root / "traces/h200/calibration_tma_oobmix.csv")) {
+  for (const auto& r : read_rows(root / "traces" / gpu / file)) {
     const std::string variant = r.at("variant");
     if (variant.rfind("tiled_oobmix_", 0) != 0) continue;  // the mixed runs, not the in-range CTAs alone
     const int ctas = std::stoi(r.at("ctas"));
@@ -217,13 +218,19 @@ TEST(TmaRingCalibration, ZeroFilledBoxesShareTheMissPathWithAnHbmStream) {
     const double model = ring_gbps(rg, spec);
     const double total_bytes = 8388608.0 * ctas;  // 8 MiB per CTA (the rows' method)
     const double span = span_us(r.at("method"));
-    ASSERT_GT(span, 0) << variant;
+    EXPECT_GT(span, 0) << variant;
     const double measured = total_bytes / span * 1e-3;
-    EXPECT_NEAR(model / measured, 1.0, 0.06) << variant << " S=" << rg.stages << ": model " << model << " GB/s, measured "
-                                              << measured;
+    EXPECT_NEAR(model / measured, 1.0, tolerance)
+        << gpu << " " << variant << " S=" << rg.stages << ": model " << model << " GB/s, measured " << measured;
     ++checked;
   }
-  EXPECT_EQ(checked, 6);
+  return checked;
+}
+
+TEST(TmaRingCalibration, ZeroFilledBoxesShareTheMissPathWithAnHbmStream) {
+  const std::filesystem::path root(TGSIM_SOURCE_DIR);
+  const auto spec = hw::load_gpu_preset("h200", root / "configs");
+  EXPECT_EQ(check_oobmix("h200", "calibration_tma_oobmix.csv", 0.06), 6);
   int alone = 0;
   for (const auto& r : read_rows(root / "traces/h200/calibration_tma_oob.csv")) {
     if (r.at("variant") != "tiled_oob" || std::stoi(r.at("ctas")) != spec.sm.count ||
@@ -236,6 +243,14 @@ TEST(TmaRingCalibration, ZeroFilledBoxesShareTheMissPathWithAnHbmStream) {
     ++alone;
   }
   EXPECT_EQ(alone, 3);
+}
+
+// The same mixed rings on a lent H100 (traces/h100/calibration_tma.csv, 2026-12-06), whose
+// l2.miss_bandwidth is their median: they spread wider than the H200's (3.41-4.46 TB/s), so the
+// model's one rate (4.06 TB/s here) is within 9% of five rows and 19% above the sixth (k = 99,
+// 8 stages: 3.41 TB/s, little more than the 99 CTAs' HBM stream alone).
+TEST(TmaRingCalibration, ZeroFilledBoxesShareTheMissPathOnTheH100) {
+  EXPECT_EQ(check_oobmix("h100", "calibration_tma.csv", 0.20), 6);
 }
 
 // Hand-computed: 132 CTAs of zero-filled 16 KiB boxes, 8 stages, and nothing else: the miss path

@@ -95,8 +95,10 @@ TEST(GpuPresets, AllLoadWithExpectedFigures) {
   const GpuSpec h200 = load_gpu_preset("h200", kConfigDir);
   EXPECT_EQ(h200.l2.capacity.value, 60LL * 1024 * 1024);
   EXPECT_EQ(h200.hbm.bandwidth.value, 4.8e12);
-  EXPECT_EQ(h200.l2.miss_bandwidth.value, 4.6e12);  // calib_tma tiled_oobmix; the other presets leave it off
-  EXPECT_EQ(h100.l2.miss_bandwidth.value, 0);
+  EXPECT_EQ(h200.l2.miss_bandwidth.value, 4.6e12);  // calib_tma tiled_oobmix on each GPU; A100 and B200 leave it off
+  EXPECT_EQ(h100.l2.miss_bandwidth.value, 4.09e12);
+  EXPECT_EQ(a100.l2.miss_bandwidth.value, 0);
+  EXPECT_EQ(h100.l2.bandwidth.value, 7.9e12);  // TMA rings on a lent H100 (traces/h100/)
 
   // wgmma slows SIMT work on Hopper (calib_attn); tcgen05 keeps its accumulators in TMEM.
   EXPECT_EQ(h200.simt.rate_during_wgmma, 0.15);
