@@ -33,12 +33,32 @@ PROFILES = [
      [(256, 57344, 8192), (1024, 14336, 4096), (512, 28672, 4096), (256, 10240, 8192), (256, 14336, 4096),
       (4096, 4096, 4096)]),
 ]
-def model_us(tgsim, shape, name, hz):
+def profiled_nvjet_kernels():
+    """(shape, profiled kernel) for every nvjet GEMM kernel of PROFILES, in profile order."""
+    for path, shapes in PROFILES:
+        ks = ncu_raw.kernels(path)
+        i = 0
+        for shape in shapes:
+            kernel = ks[i]
+            i += 1
+            while i < len(ks) and "reduce" in ks[i].name.lower():  # a split-K GEMM's reduction
+                i += 1
+            if shape is not None and kernel.name.startswith("nvjet"):
+                yield shape, kernel
+
+
+def model_json(tgsim, shape, name, *sets):
+    """`tgsim gemm --gpu h200 ... --l2-start clean --json` for one kernel, with `--set` overrides."""
     m, n, k = shape
     cmd = [tgsim, "gemm", "--gpu", "h200", "--m", str(m), "--n", str(n), "--k", str(k), "--kernel", name,
-           "--l2-start", "clean", "--json", "--set", "clock.model=constant", "--set", "clock.base=1000MHz",
-           "--set", f"clock.boost={hz / 1e6:.0f}MHz"]
-    out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+           "--l2-start", "clean", "--json"]
+    for s in sets:
+        cmd += ["--set", s]
+    return json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+
+
+def model_us(tgsim, shape, name, hz):
+    out = model_json(tgsim, shape, name, "clock.model=constant", "clock.base=1000MHz", f"clock.boost={hz / 1e6:.0f}MHz")
     return out["kernels"][0]["duration_us"]
 
 
@@ -47,20 +67,12 @@ def main():
     print("| M × N × K | kernel | measured µs | clock GHz | model µs at that clock | error |")
     print("|---|---|---|---|---|---|")
     errors = []
-    for path, shapes in PROFILES:
-        ks = ncu_raw.kernels(path)
-        i = 0
-        for shape in shapes:
-            name, t, hz = ks[i].name, ks[i].duration_us, ks[i].clock_hz
-            i += 1
-            while i < len(ks) and "reduce" in ks[i].name.lower():  # a split-K GEMM's reduction
-                i += 1
-            if shape is None or not name.startswith("nvjet"):
-                continue
-            mu = model_us(tgsim, shape, name, hz)
-            errors.append(mu / t - 1)
-            print(f"| {shape[0]}×{shape[1]}×{shape[2]} | `{name}` | {t:.2f} | {hz / 1e9:.3f} | {mu:.2f} | "
-                  f"{100 * (mu / t - 1):+.1f}% |")
+    for shape, kernel in profiled_nvjet_kernels():
+        name, t, hz = kernel.name, kernel.duration_us, kernel.clock_hz
+        mu = model_us(tgsim, shape, name, hz)
+        errors.append(mu / t - 1)
+        print(f"| {shape[0]}×{shape[1]}×{shape[2]} | `{name}` | {t:.2f} | {hz / 1e9:.3f} | {mu:.2f} | "
+              f"{100 * (mu / t - 1):+.1f}% |")
     mape = 100 * sum(abs(e) for e in errors) / len(errors)
     mean = 100 * sum(errors) / len(errors)
     print(f"\n{len(errors)} kernels: mean error {mean:+.1f}%, mean |error| {mape:.1f}%")

@@ -13,45 +13,25 @@ requests from SMs that read the same lines (docs/validation.md, "The K-heavy row
 
 Usage: gemm_ncu_traffic.py [build/tools/tgsim/tgsim]
 """
-import json
 import re
-import subprocess
 import sys
 
-import ncu_raw
-from gemm_ncu_cycles import PROFILES
+from gemm_ncu_cycles import model_json, profiled_nvjet_kernels
 
 SECTOR_BYTES = 32
-
-
-def model_l2_bytes(tgsim, shape, name):
-    m, n, k = shape
-    cmd = [tgsim, "gemm", "--gpu", "h200", "--m", str(m), "--n", str(n), "--k", str(k), "--kernel", name,
-           "--l2-start", "clean", "--json"]
-    out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
-    return out["resources"]["l2"]["bytes"]
 
 
 def main():
     tgsim = sys.argv[1] if len(sys.argv) > 1 else "build/tools/tgsim/tgsim"
     print("| M × N × K | kernel | cluster | K rows 128 B aligned | Nsight MB | model MB | ratio |")
     print("|---|---|---|---|---|---|---|")
-    for path, shapes in PROFILES:
-        ks = ncu_raw.kernels(path)
-        i = 0
-        for shape in shapes:
-            kern = ks[i]
-            i += 1
-            while i < len(ks) and "reduce" in ks[i].name.lower():  # a split-K GEMM's reduction
-                i += 1
-            if shape is None or not kern.name.startswith("nvjet"):
-                continue
-            measured = kern.value("lts__t_sectors_srcunit_tex_op_read.sum") * SECTOR_BYTES
-            model = model_l2_bytes(tgsim, shape, kern.name)
-            cluster = re.search(r"_(\d+x\d+)_[hv]_", kern.name)
-            aligned = "yes" if shape[2] * 2 % 128 == 0 else "no"  # bf16 operands, K-major rows
-            print(f"| {shape[0]}×{shape[1]}×{shape[2]} | `{kern.name}` | {cluster.group(1) if cluster else '?'} | "
-                  f"{aligned} | {measured / 1e6:.1f} | {model / 1e6:.1f} | {measured / model:.2f} |")
+    for shape, kern in profiled_nvjet_kernels():
+        measured = kern.value("lts__t_sectors_srcunit_tex_op_read.sum") * SECTOR_BYTES
+        model = model_json(tgsim, shape, kern.name)["resources"]["l2"]["bytes"]
+        cluster = re.search(r"_(\d+x\d+)_[hv]_", kern.name)
+        aligned = "yes" if shape[2] * 2 % 128 == 0 else "no"  # bf16 operands, K-major rows
+        print(f"| {shape[0]}×{shape[1]}×{shape[2]} | `{kern.name}` | {cluster.group(1) if cluster else '?'} | "
+              f"{aligned} | {measured / 1e6:.1f} | {model / 1e6:.1f} | {measured / model:.2f} |")
 
 
 if __name__ == "__main__":
