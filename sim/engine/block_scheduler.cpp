@@ -14,7 +14,10 @@ bool Simulator::fits(const Sm& sm, const CompiledKernel& ck) const {
 }
 
 // Picks cluster_size SMs of one GPC (one SM for plain CTAs), preferring the least-loaded SMs so the
-// first wave spreads one CTA per SM before doubling up. Ties go to the lower index.
+// first wave spreads one CTA per SM before doubling up. Plain CTAs: ties go to the lower index, which
+// takes the GPCs in turn (gpc_of_each_sm). Clusters: ties go to the GPC with the fewest CTAs, then the
+// lower GPC, so consecutive clusters spread over the GPCs too (the L2 traffic Nsight Compute counts
+// for 1x2-cluster GEMMs requires it with l2.gpc_combine_*: docs/validation.md).
 bool Simulator::choose_sms(const CompiledKernel& ck, int gpu, std::vector<int>& chosen) const {
   chosen.clear();
   const int base = gpu * spec_.sm.count;
@@ -28,20 +31,24 @@ bool Simulator::choose_sms(const CompiledKernel& ck, int gpu, std::vector<int>& 
     chosen.push_back(best);
     return true;
   }
-  int best_load = -1;
+  long long best_load = -1;
   std::vector<int> candidates;
   for (int gpc = 0; gpc < spec_.gpc.count; ++gpc) {
     candidates.clear();
+    int in_gpc = 0;  // CTAs on the GPC's SMs
     for (int s = 0; s < spec_.sm.count; ++s) {
       const Sm& sm = sms_[static_cast<std::size_t>(base + s)];
-      if (sm.gpc == gpc && fits(sm, ck)) candidates.push_back(base + s);
+      if (sm.gpc != gpc) continue;
+      in_gpc += sm.ctas;
+      if (fits(sm, ck)) candidates.push_back(base + s);
     }
     if (static_cast<int>(candidates.size()) < ck.cluster_size) continue;
     std::stable_sort(candidates.begin(), candidates.end(), [&](int a, int b) {
       return sms_[static_cast<std::size_t>(a)].ctas < sms_[static_cast<std::size_t>(b)].ctas;
     });
-    int load = 0;
+    long long load = 0;
     for (int i = 0; i < ck.cluster_size; ++i) load += sms_[static_cast<std::size_t>(candidates[static_cast<std::size_t>(i)])].ctas;
+    load = load * (1LL << 32) + in_gpc;  // the chosen SMs' load first, then the GPC's
     if (best_load < 0 || load < best_load) {
       best_load = load;
       chosen.assign(candidates.begin(), candidates.begin() + ck.cluster_size);

@@ -170,7 +170,11 @@ void Simulator::start_transfer(CtaRun& c, std::int32_t node, TimePoint now) {
                       coord(c, n.tile.coords[2])};
     L2Model& l2 = *l2_[static_cast<std::size_t>(sm.gpu)];
     hit = l2.access(key, Bytes{n.fetch_bytes}, is_store);
-    combined = !is_store && sm.route_combined >= 0 && combined_with_gpc_fetch(key, sm.gpc, now);
+    // Only TMA reads of 128-byte-aligned rows combine: the rings that show combining are TMA, and
+    // rows only 16 / 32 bytes aligned gain nothing from sharing (calib_tma pitch_l2_*, and Nsight
+    // Compute's L2 reads of the K = 1000 GEMMs: docs/validation.md).
+    combined = !is_store && sm.route_combined >= 0 && n.engine == graph::MemEngine::tma && n.pitch_class == 0 &&
+               combined_with_gpc_fetch(key, sm.gpc, now);
     hit = hit || combined;
     if (const std::int64_t wb = l2.take_writeback(); wb > 0) {
       flows_.start(writeback_route_[static_cast<std::size_t>(sm.gpu)], Bytes{wb}, now, kWritebackToken);
@@ -207,13 +211,15 @@ bool Simulator::combined_with_gpc_fetch(const TileKey& key, int gpc, TimePoint n
   GpcFetch& f = it->second;
   if (fresh || now - f.at > spec_.l2.gpc_combine_window) {  // no recent fetch: this one goes to L2
     f.at = now;
-    f.credit = 0;
     return false;
   }
-  f.credit += spec_.l2.gpc_combine_fraction;
-  if (f.credit < 1.0) return true;
-  f.credit -= 1.0;
-  f.at = now;
+  // A read that could combine adds gpc_combine_fraction to its GPC's credit; the one that brings it
+  // to 1 goes to L2. The credit is the GPC's, not the tile's, so a tile with few readers per window
+  // (two SMs of a GPC) still sends that fraction on average, not none.
+  double& credit = gpc_credit_[static_cast<std::size_t>(k.gpu)];
+  credit += spec_.l2.gpc_combine_fraction;
+  if (credit < 1.0) return true;
+  credit -= 1.0;
   return false;
 }
 

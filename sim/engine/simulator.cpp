@@ -38,9 +38,31 @@ Simulator::Simulator(const graph::TileGraph& graph, const hw::GpuSpec& spec, Sim
 
 Simulator::~Simulator() = default;
 
+// SM s of a GPU sits in GPC s mod G, skipping GPCs that are full: the block scheduler, which takes
+// the lowest-numbered free SM, then spreads consecutive CTAs over the GPCs as the hardware does (8
+// consecutive CTAs land in 8 L2-combining domains: calib_tma_multicast share, docs/validation.md).
+// Without a per-GPC layout every SM is in GPC 0.
+std::vector<int> gpc_of_each_sm(const hw::GpcSpec& gpc, int sms) {
+  std::vector<int> of(static_cast<std::size_t>(sms), 0);
+  const int gpcs = static_cast<int>(gpc.sms_per_gpc.size());
+  if (gpcs == 0) return of;
+  std::vector<int> filled(static_cast<std::size_t>(gpcs), 0);
+  for (int s = 0; s < sms; ++s) {
+    int g = s % gpcs;
+    for (int tries = 0; tries < gpcs && filled[static_cast<std::size_t>(g)] >= gpc.sms_per_gpc[static_cast<std::size_t>(g)]; ++tries) {
+      g = (g + 1) % gpcs;
+    }
+    ++filled[static_cast<std::size_t>(g)];
+    of[static_cast<std::size_t>(s)] = g;
+  }
+  return of;
+}
+
 void Simulator::build_machine() {
   const int gpus = std::max(1, graph_.gpus);
   const double boost = spec_.clock.boost.value;
+  const auto gpcs = std::max<std::int32_t>(spec_.gpc.count, static_cast<std::int32_t>(spec_.gpc.sms_per_gpc.size()));
+  gpc_credit_.assign(static_cast<std::size_t>(gpus) * static_cast<std::size_t>(std::max(1, gpcs)), 0.0);
   for (int g = 0; g < gpus; ++g) {
     l2_.push_back(make_l2_model(options_.l2_model, spec_.l2.capacity));
     if (options_.l2_starts_dirty) l2_.back()->fill_dirty(spec_.l2.capacity, spec_.l2.flush_dirty_fraction);
@@ -59,18 +81,12 @@ void Simulator::build_machine() {
     if (spec_.l2.gpc_combine_window.count() > 0) {
       combine_link_.push_back(flows_.add_link(fmt::format("gpu{}.gpc_combined", g), BytesPerSecond{1e18}));
     }
-    int gpc = 0;
-    int in_gpc = 0;
+    const std::vector<int> gpc_of = gpc_of_each_sm(spec_.gpc, spec_.sm.count);
     for (int s = 0; s < spec_.sm.count; ++s) {
       Sm sm;
       sm.gpu = g;
       sm.index = s;
-      while (gpc < static_cast<int>(spec_.gpc.sms_per_gpc.size()) && in_gpc >= spec_.gpc.sms_per_gpc[static_cast<std::size_t>(gpc)]) {
-        ++gpc;
-        in_gpc = 0;
-      }
-      sm.gpc = gpc;
-      ++in_gpc;
+      sm.gpc = gpc_of[static_cast<std::size_t>(s)];
       // The SM's L2 port caps each of its flows; with one flow per direction in flight per SM
       // (the FIFO in dispatch.cpp) that is exactly a per-SM, per-direction port limit.
       const BytesPerSecond port{spec_.sm.l2_bandwidth_per_sm.value * boost};

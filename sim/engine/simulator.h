@@ -25,6 +25,10 @@
 
 namespace tgsim::engine {
 
+// The GPC of each of a GPU's SMs: SM s in GPC s mod G, skipping full GPCs (simulator.cpp).
+std::vector<int> gpc_of_each_sm(const hw::GpcSpec& gpc, int sms);
+
+
 struct SimOptions {
   std::string l2_model = "tile_lru";
   TraceSink* trace = nullptr;  // not owned; may be null
@@ -133,6 +137,7 @@ class Simulator {
   std::vector<FlowNetwork::RouteId> writeback_route_;     // per GPU
   // Last L2 fetch of each tile per GPC, keyed by the tile with gpu = gpu x GPCs + gpc (combining on).
   std::unordered_map<TileKey, GpcFetch, TileKeyHash> gpc_fetches_;
+  std::vector<double> gpc_credit_;  // per (GPU, GPC): combining credit (l2.gpc_combine_fraction)
   // Whether this read of `key` by an SM of GPC `gpc` is served by a recent fetch of its GPC.
   bool combined_with_gpc_fetch(const TileKey& key, int gpc, TimePoint now);
   std::vector<FlowNetwork::LinkId> egress_link_, ingress_link_, copy_engine_link_;  // per GPU (with a system)

@@ -69,12 +69,10 @@ struct Simulator::Sm {
   FlowNetwork::RouteId route_combined = -1;
 };
 
-// The last fetch from L2 of a tile by an SM of one GPC, and the combining credit of the reads that
-// followed it within l2.gpc_combine_window: each adds gpc_combine_fraction, and a read that brings
-// it to 1 goes to L2 (and starts a new window).
+// The last fetch from L2 of a tile by an SM of one GPC: a read of the tile by an SM of that GPC
+// within l2.gpc_combine_window after it may combine with it (Simulator::gpc_credit_).
 struct Simulator::GpcFetch {
   TimePoint at{0};
-  double credit = 0;
 };
 
 // What the replay reads of a node, in one cache line: its times at the kernel's SM clock, rounded

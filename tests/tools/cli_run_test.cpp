@@ -86,6 +86,27 @@ TEST_F(CliRun, GroupedGemmUsesTheGroupedRuleInThePyTorchView) {
   EXPECT_NE(bad.err.find("--groups"), std::string::npos) << bad.err;
 }
 
+// An xmma name carries no cluster: --launch-cluster gives it the profile's (along m, sharing B),
+// and the model's L2 bytes fall by the multicast; a malformed launch is refused, naming the flag.
+TEST_F(CliRun, GemmTakesAnXmmaKernelsClusterFromTheRecordedLaunch) {
+  const std::string base =
+      "gemm --gpu h200 --m 1000 --n 1000 --k 1000 --dtype tf32 --l2-start clean --json --kernel "
+      "sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize64x128x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas";
+  const nlohmann::json plain = parse_json(run_tgsim(base), "xmma gemm --json");
+  const nlohmann::json launched =
+      parse_json(run_tgsim(base + " --launch-grid 64x2x1 --launch-cluster 1x2x1"), "xmma gemm --launch-* --json");
+  EXPECT_EQ(plain["inputs"]["schedule"]["cluster"], (nlohmann::json{1, 1}));
+  EXPECT_EQ(launched["inputs"]["schedule"]["cluster"], (nlohmann::json{2, 1}));
+  EXPECT_LT(launched["resources"]["l2"]["bytes"].get<double>(), 0.8 * plain["resources"]["l2"]["bytes"].get<double>());
+  const RunResult bad = run_tgsim(base + " --launch-grid 64x2");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.err.find("--launch-grid"), std::string::npos) << bad.err;
+  EXPECT_TRUE(bad.out.empty()) << bad.out;
+  const RunResult no_kernel = run_tgsim("gemm --gpu h200 --m 64 --n 64 --k 64 --launch-cluster 1x2x1");
+  EXPECT_NE(no_kernel.code, 0);
+  EXPECT_NE(no_kernel.err.find("--kernel"), std::string::npos) << no_kernel.err;
+}
+
 TEST_F(CliRun, MisalignedGemmGetsALibraryFallbackOrAReasonedRefusal) {
   const nlohmann::json j = parse_json(run_tgsim("gemm --gpu h200 --m 2500 --n 2500 --k 2500 --json"), "gemm 2500^3 --json");
   EXPECT_EQ(j["inputs"]["schedule"].value("family", ""), "ampere_multistage");

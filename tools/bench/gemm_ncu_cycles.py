@@ -47,11 +47,36 @@ def profiled_nvjet_kernels():
                 yield shape, kernel
 
 
-def model_json(tgsim, shape, name, *sets):
-    """`tgsim gemm --gpu h200 ... --l2-start clean --json` for one kernel, with `--set` overrides."""
+# The xmma tf32 GEMMs of gemm_ncu.py's tf32 set (the first five of its profile). Their names carry
+# no cluster or persistence: the model takes both from the launch Nsight Compute recorded.
+XMMA_PROFILES = [
+    ("traces/h200/gemm_tf32_ncu_raw.csv.gz",
+     [(1000, 1000, 1000), (1024, 1024, 1024), (512, 512, 512), (256, 4096, 4096), (16, 4096, 4096)]),
+]
+
+
+def profiled_xmma_kernels():
+    """(shape, profiled kernel) for the xmma tf32 kernels of XMMA_PROFILES, in profile order."""
+    for path, shapes in XMMA_PROFILES:
+        for shape, kernel in zip(shapes, ncu_raw.kernels(path)):
+            if "xmma" in kernel.name:
+                yield shape, kernel
+
+
+def launch_of(kernel):
+    """--launch-grid / --launch-cluster arguments from a profiled kernel's recorded launch."""
+    dims = [int(kernel.value(f"launch__{w}_dim_{a}")) for w in ("grid", "cluster") for a in "xyz"]
+    return (f"{dims[0]}x{dims[1]}x{dims[2]}", f"{max(1, dims[3])}x{max(1, dims[4])}x{max(1, dims[5])}")
+
+
+def model_json(tgsim, shape, name, *sets, dtype="bf16", launch=None):
+    """`tgsim gemm --gpu h200 ... --l2-start clean --json` for one kernel, with `--set` overrides and
+    optionally the recorded launch (grid, cluster)."""
     m, n, k = shape
     cmd = [tgsim, "gemm", "--gpu", "h200", "--m", str(m), "--n", str(n), "--k", str(k), "--kernel", name,
-           "--l2-start", "clean", "--json"]
+           "--dtype", dtype, "--l2-start", "clean", "--json"]
+    if launch:
+        cmd += ["--launch-grid", launch[0], "--launch-cluster", launch[1]]
     for s in sets:
         cmd += ["--set", s]
     return json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)

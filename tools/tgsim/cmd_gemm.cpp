@@ -9,6 +9,7 @@
 #include "frontend/gemm/lower.h"
 #include "frontend/gemm/request.h"
 #include "frontend/gemm/schedule_json.h"
+#include "frontend/text.h"
 #include "sim/graph/graph_json.h"
 #include "sim/units/error.h"
 #include "tools/tgsim/cli_common.h"
@@ -21,6 +22,8 @@ struct GemmArgs {
   std::string dtype = "bf16";
   std::string out_dtype;
   std::string order = "row";
+  std::string launch_grid;
+  std::string launch_cluster;
 };
 
 void add_gemm_options(CLI::App& cmd, GemmArgs& a) {
@@ -39,6 +42,20 @@ void add_gemm_options(CLI::App& cmd, GemmArgs& a) {
       ->check(CLI::IsMember({"row", "col"}));
   auto* kernel = cmd.add_option("--kernel", a.req.kernel, "Kernel name from a profile (nvjet, xmma, CUTLASS; docs/kernel-names.md)");
   cmd.add_option("--schedule", a.req.schedule_file, "Schedule JSON file (docs/gemm.md)")->excludes(kernel);
+  cmd.add_option("--launch-grid", a.launch_grid,
+                 "Recorded grid XxYxZ of --kernel, as validate's grid column (xmma kernels take their persistence from it)")
+      ->needs(kernel);
+  cmd.add_option("--launch-cluster", a.launch_cluster,
+                 "Recorded cluster XxYxZ of --kernel, as validate's cluster column (xmma kernels take their cluster from it)")
+      ->needs(kernel);
+}
+
+std::array<int, 3> launch_dims(const std::string& flag, const std::string& text) {
+  if (text.empty()) return {0, 0, 0};
+  const auto d = frontend::dims3(text);
+  if (!d || (*d)[0] < 1 || (*d)[1] < 1 || (*d)[2] < 1)
+    throw InputError(fmt::format("{}: expected XxYxZ with positive integers (e.g. 64x2x1), got \"{}\"", flag, text));
+  return *d;
 }
 
 void finish_args(GemmArgs& a) {
@@ -51,6 +68,8 @@ void finish_args(GemmArgs& a) {
     a.req.out_dtype = *o;
   }
   a.req.row_major = a.order == "row";
+  a.req.launch_grid = launch_dims("--launch-grid", a.launch_grid);
+  a.req.launch_cluster = launch_dims("--launch-cluster", a.launch_cluster);
 }
 
 nlohmann::json describe(const GemmArgs& a, const gemm::Resolved& r) {

@@ -364,6 +364,61 @@ TEST(Engine, GpcCombiningServesASecondReadOfTheTileWithTheFirstFetch) {
   EXPECT_EQ(run(spec).latency.count(), 2'500'000);
 }
 
+// The combining fraction is a credit of the GPC, not of the tile: two CTAs of one GPC each read
+// tiles T0 and T1 (1 MB each) at t = 0. With gpc_combine_fraction 0.5 the second reader of T0 adds
+// 0.5 and is combined; the second reader of T1 brings the credit to 1 and goes to L2. So 3 of the 4
+// reads reach L2 (3 MB), where a per-tile credit would have combined both second reads (2 MB).
+TEST(Engine, GpcCombiningFractionIsTheGpcsCreditAcrossTiles) {
+  graph::Node t0 = load_node("t0", 1'000'000);
+  graph::Node t1 = load_node("t1", 1'000'000);
+  t0.tile.tensor = 0;
+  t1.tile.tensor = 0;
+  t1.tile.coords[0].offset = 1;
+  graph::TileGraph g = one_kernel(make_template({t0, t1}, {}), 2, 200 * 1024);
+  g.kernels[0].tensors.push_back(graph::Tensor{"A", Bytes{2'000'000}});
+  hw::GpuSpec spec = toy_gpu();
+  spec.l2.gpc_combine_window = Duration{10'000'000};
+  spec.l2.gpc_combine_fraction = 0.5;
+  const auto r = engine::Simulator(g, spec).run();
+  EXPECT_EQ(r.l2_misses + r.l2_hits, 4);  // every read looks the L2 up; combined ones move no bytes
+  EXPECT_DOUBLE_EQ(r.kernels[0].l2_bytes, 3e6);
+}
+
+// SM s sits in GPC s mod G, skipping full GPCs, so the block scheduler's lowest free SM takes the
+// GPCs in turn (the H200's layout: 6 GPCs of 18 SMs, one of 16, one of 8).
+TEST(Engine, SmsTakeTheGpcsInTurn) {
+  hw::GpcSpec gpc;
+  gpc.count = 8;
+  gpc.sms_per_gpc = {18, 18, 18, 18, 18, 18, 16, 8};
+  const std::vector<int> of = engine::gpc_of_each_sm(gpc, 132);
+  ASSERT_EQ(of.size(), 132U);
+  for (int s = 0; s < 8; ++s) EXPECT_EQ(of[static_cast<std::size_t>(s)], s);
+  std::vector<int> per(8, 0);
+  for (int g : of) ++per[static_cast<std::size_t>(g)];
+  EXPECT_EQ(per, gpc.sms_per_gpc);
+  EXPECT_EQ(of[64], 0);  // GPC 7 is full after 8 rounds: SM 64 goes on to GPC 0
+  EXPECT_EQ(of[71], 0);  // SM 71 (71 mod 8 = 7) skips GPC 7
+  EXPECT_EQ(engine::gpc_of_each_sm(hw::GpcSpec{}, 4), (std::vector<int>{0, 0, 0, 0}));
+}
+
+// Two clusters of two CTAs on two GPCs of four SMs each: the second cluster goes to the other GPC
+// (fewer CTAs there), not beside the first. Seen through combining (fraction 0): every CTA reads
+// the same 1 MB tile at t = 0, so one fetch per GPC reaches L2: 2 MB; in one GPC it would be 1 MB.
+TEST(Engine, ConsecutiveClustersSpreadOverTheGpcs) {
+  graph::Node n = load_node("a", 1'000'000);
+  n.tile.tensor = 0;
+  graph::TileGraph g = one_kernel(make_template({n}, {}), 4, 200 * 1024);
+  g.kernels[0].cta.cluster = {2, 1, 1};
+  g.kernels[0].tensors.push_back(graph::Tensor{"A", Bytes{1'000'000}});
+  hw::GpuSpec spec = toy_gpu(8);
+  spec.gpc.count = 2;
+  spec.gpc.sms_per_gpc = {4, 4};
+  spec.l2.gpc_combine_window = Duration{10'000'000};
+  spec.l2.gpc_combine_fraction = 0.0;
+  const auto r = engine::Simulator(g, spec).run();
+  EXPECT_DOUBLE_EQ(r.kernels[0].l2_bytes, 2e6);
+}
+
 TEST(Engine, DirtyL2WritesBackWhatItEvicts) {
   // L2 starts full of dirty lines: a 1 MB miss must evict 1 MB of them, written back to HBM
   // while the load streams in. Sharing HBM, both take 2 us: the load ends at 2 us + 500 ns.
