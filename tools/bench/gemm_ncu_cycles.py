@@ -13,11 +13,11 @@ so the difference is the model's cycles alone (memory at its own speed), not its
 not the launch costs that an event-timed row carries. Kernels whose schedule the name does not
 carry (xmma, CUTLASS 2.x) are left out: `tgsim gemm` has no grid or cluster flags for them.
 
-Usage: gemm_ncu_cycles.py [build/tools/tgsim/tgsim]
+Usage: gemm_ncu_cycles.py [build/tools/tgsim/tgsim] [--xmma] [--set FIELD=VALUE ...]
 """
+import argparse
 import json
 import subprocess
-import sys
 
 import ncu_raw
 
@@ -82,19 +82,29 @@ def model_json(tgsim, shape, name, *sets, dtype="bf16", launch=None):
     return json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
 
 
-def model_us(tgsim, shape, name, hz):
-    out = model_json(tgsim, shape, name, "clock.model=constant", "clock.base=1000MHz", f"clock.boost={hz / 1e6:.0f}MHz")
+def model_us(tgsim, shape, name, hz, *sets, dtype="bf16", launch=None):
+    out = model_json(tgsim, shape, name, "clock.model=constant", "clock.base=1000MHz", f"clock.boost={hz / 1e6:.0f}MHz",
+                     *sets, dtype=dtype, launch=launch)
     return out["kernels"][0]["duration_us"]
 
 
 def main():
-    tgsim = sys.argv[1] if len(sys.argv) > 1 else "build/tools/tgsim/tgsim"
+    ap = argparse.ArgumentParser(description="Cycles apart from the clock: profiled GEMM kernels against the model.")
+    ap.add_argument("tgsim", nargs="?", default="build/tools/tgsim/tgsim")
+    ap.add_argument("--xmma", action="store_true", help="also the xmma tf32 kernels, with their recorded launch")
+    ap.add_argument("--set", action="append", default=[], dest="sets", metavar="FIELD=VALUE",
+                    help="passed on to tgsim, e.g. l2.gpc_combine_window=1us")
+    args = ap.parse_args()
+    tgsim = args.tgsim
+    rows = [(shape, kernel, "bf16", None) for shape, kernel in profiled_nvjet_kernels()]
+    if args.xmma:
+        rows += [(shape, kernel, "tf32", launch_of(kernel)) for shape, kernel in profiled_xmma_kernels()]
     print("| M × N × K | kernel | measured µs | clock GHz | model µs at that clock | error |")
     print("|---|---|---|---|---|---|")
     errors = []
-    for shape, kernel in profiled_nvjet_kernels():
+    for shape, kernel, dtype, launch in rows:
         name, t, hz = kernel.name, kernel.duration_us, kernel.clock_hz
-        mu = model_us(tgsim, shape, name, hz)
+        mu = model_us(tgsim, shape, name, hz, *args.sets, dtype=dtype, launch=launch)
         errors.append(mu / t - 1)
         print(f"| {shape[0]}×{shape[1]}×{shape[2]} | `{name}` | {t:.2f} | {hz / 1e9:.3f} | {mu:.2f} | "
               f"{100 * (mu / t - 1):+.1f}% |")
