@@ -15,9 +15,9 @@ bool Simulator::fits(const Sm& sm, const CompiledKernel& ck) const {
 
 // Picks cluster_size SMs of one GPC (one SM for plain CTAs), preferring the least-loaded SMs so the
 // first wave spreads one CTA per SM before doubling up. Plain CTAs: ties go to the lower index, which
-// takes the GPCs in turn (gpc_of_each_sm). Clusters: ties go to the GPC with the fewest CTAs, then the
-// lower GPC, so consecutive clusters spread over the GPCs too (the L2 traffic Nsight Compute counts
-// for 1x2-cluster GEMMs requires it with l2.gpc_combine_*: docs/validation.md).
+// fills one GPC before the next (gpc_of_each_sm). Clusters: ties go to the GPC with the fewest CTAs,
+// then the lower GPC, so consecutive clusters land in different GPCs, as the hardware's do
+// (calib_placement, traces/h100/calibration_placement.csv: 8-CTA clusters 0, 1, 2, ... in GPCs in turn).
 bool Simulator::choose_sms(const CompiledKernel& ck, int gpu, std::vector<int>& chosen) const {
   chosen.clear();
   const int base = gpu * spec_.sm.count;

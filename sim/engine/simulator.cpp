@@ -38,22 +38,21 @@ Simulator::Simulator(const graph::TileGraph& graph, const hw::GpuSpec& spec, Sim
 
 Simulator::~Simulator() = default;
 
-// SM s of a GPU sits in GPC s mod G, skipping GPCs that are full: the block scheduler, which takes
-// the lowest-numbered free SM, then spreads consecutive CTAs over the GPCs as the hardware does (8
-// consecutive CTAs land in 8 L2-combining domains: calib_tma_multicast share, docs/validation.md).
-// Without a per-GPC layout every SM is in GPC 0.
+// The GPC of each of a GPU's SMs: GPC by GPC in SM order (`gpc.sms_per_gpc`), so the block
+// scheduler, which takes the lowest-numbered free SM, fills one GPC before the next, as the
+// hardware does with a plain grid (calib_placement on the lent H100, traces/h100/
+// calibration_placement.csv: blocks go to the SMs of one GPC, a TPC pair at a time, then the next
+// GPC). Without a per-GPC layout every SM is in GPC 0.
 std::vector<int> gpc_of_each_sm(const hw::GpcSpec& gpc, int sms) {
   std::vector<int> of(static_cast<std::size_t>(sms), 0);
-  const int gpcs = static_cast<int>(gpc.sms_per_gpc.size());
-  if (gpcs == 0) return of;
-  std::vector<int> filled(static_cast<std::size_t>(gpcs), 0);
+  int g = 0, in_gpc = 0;
   for (int s = 0; s < sms; ++s) {
-    int g = s % gpcs;
-    for (int tries = 0; tries < gpcs && filled[static_cast<std::size_t>(g)] >= gpc.sms_per_gpc[static_cast<std::size_t>(g)]; ++tries) {
-      g = (g + 1) % gpcs;
+    while (g < static_cast<int>(gpc.sms_per_gpc.size()) && in_gpc >= gpc.sms_per_gpc[static_cast<std::size_t>(g)]) {
+      ++g;
+      in_gpc = 0;
     }
-    ++filled[static_cast<std::size_t>(g)];
-    of[static_cast<std::size_t>(s)] = g;
+    of[static_cast<std::size_t>(s)] = std::min(g, std::max(0, static_cast<int>(gpc.sms_per_gpc.size()) - 1));
+    ++in_gpc;
   }
   return of;
 }

@@ -25,7 +25,7 @@
 
 namespace tgsim::engine {
 
-// The GPC of each of a GPU's SMs: SM s in GPC s mod G, skipping full GPCs (simulator.cpp).
+// The GPC of each of a GPU's SMs: GPC by GPC in SM order (simulator.cpp).
 std::vector<int> gpc_of_each_sm(const hw::GpcSpec& gpc, int sms);
 
 
