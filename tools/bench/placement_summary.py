@@ -5,9 +5,9 @@ CTAs of a grid spread over the GPCs (the groups the cluster launches found).
 Prints per plain launch: the GPC group of blocks 0-31; for windows of k consecutive CTAs
 (k = 8, 16) the mean number of distinct GPCs; and, for the sharing rings' pattern (CTA c reads
 region c mod G), the mean number of readers of a region that share a GPC with another reader —
-what the model's per-GPC combining sees (docs/validation.md, "Combining as the rings show it").
-The model's rule, SM s in GPC s mod 8 with the lowest free SM first, gives 8 distinct GPCs for
-any 8 consecutive CTAs.
+what the model's per-GPC combining sees (docs/validation.md, "Combining against every profiled
+kernel"). On the lent H100 (traces/h100/calibration_placement.csv) a plain grid fills one GPC before
+the next, a TPC pair at a time, as the model's block scheduler does (docs/model.md, Placement).
 
 Usage: placement_summary.py calibration_placement.csv
 """
