@@ -63,21 +63,29 @@ struct Launch {
   std::vector<int> sm;  // per block
 };
 
-Launch run(const std::string& kind, int rep, int blocks, int cluster, int smem) {
-  int* d = nullptr;
-  CHECK(cudaMalloc(&d, sizeof(int) * blocks));
-  CHECK(cudaMemset(d, 0xff, sizeof(int) * blocks));
+// A launch of `blocks` CTAs of 128 threads with `smem` bytes of dynamic shared memory, in clusters
+// of `cluster` CTAs along x when cluster > 1 (`attr` holds the cluster attribute).
+cudaLaunchConfig_t launch_config(int blocks, int cluster, int smem, cudaLaunchAttribute& attr) {
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(blocks);
   cfg.blockDim = dim3(128);
   cfg.dynamicSmemBytes = smem;
-  cudaLaunchAttribute attr{};
+  attr = cudaLaunchAttribute{};
   attr.id = cudaLaunchAttributeClusterDimension;
   attr.val.clusterDim.x = cluster;
   attr.val.clusterDim.y = 1;
   attr.val.clusterDim.z = 1;
   cfg.attrs = &attr;
   cfg.numAttrs = cluster > 1 ? 1 : 0;
+  return cfg;
+}
+
+Launch run(const std::string& kind, int rep, int blocks, int cluster, int smem) {
+  int* d = nullptr;
+  CHECK(cudaMalloc(&d, sizeof(int) * blocks));
+  CHECK(cudaMemset(d, 0xff, sizeof(int) * blocks));
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = launch_config(blocks, cluster, smem, attr);
   CHECK(cudaLaunchKernelEx(&cfg, record, d));
   CHECK(cudaDeviceSynchronize());
   Launch l{kind, rep, cluster, std::vector<int>(static_cast<std::size_t>(blocks))};
@@ -100,17 +108,8 @@ int main(int argc, char** argv) {
   for (int rep = 0; rep < 4; ++rep) {
     for (int size : {16, 8}) {
       int clusters = 0;
-      cudaLaunchConfig_t cfg{};
-      cfg.gridDim = dim3(size);
-      cfg.blockDim = dim3(128);
-      cfg.dynamicSmemBytes = 120 * 1024;
-      cudaLaunchAttribute attr{};
-      attr.id = cudaLaunchAttributeClusterDimension;
-      attr.val.clusterDim.x = size;
-      attr.val.clusterDim.y = 1;
-      attr.val.clusterDim.z = 1;
-      cfg.attrs = &attr;
-      cfg.numAttrs = 1;
+      cudaLaunchAttribute attr;
+      const cudaLaunchConfig_t cfg = launch_config(size, size, 120 * 1024, attr);
       CHECK(cudaOccupancyMaxActiveClusters(&clusters, record, &cfg));
       launches.push_back(run("cluster" + std::to_string(size), rep, clusters * size, size, 120 * 1024));
     }
