@@ -2,6 +2,7 @@
 // and starts and retires them.
 #include <algorithm>
 #include <bit>
+#include <utility>
 
 #include "sim/engine/simulator_state.h"
 
@@ -31,7 +32,8 @@ bool Simulator::choose_sms(const CompiledKernel& ck, int gpu, std::vector<int>& 
     chosen.push_back(best);
     return true;
   }
-  long long best_load = -1;
+  // (the chosen SMs' CTAs, the GPC's CTAs) of the best GPC so far; -1: none
+  std::pair<int, int> best_load{-1, -1};
   std::vector<int> candidates;
   for (int gpc = 0; gpc < spec_.gpc.count; ++gpc) {
     candidates.clear();
@@ -46,15 +48,15 @@ bool Simulator::choose_sms(const CompiledKernel& ck, int gpu, std::vector<int>& 
     std::stable_sort(candidates.begin(), candidates.end(), [&](int a, int b) {
       return sms_[static_cast<std::size_t>(a)].ctas < sms_[static_cast<std::size_t>(b)].ctas;
     });
-    long long load = 0;
-    for (int i = 0; i < ck.cluster_size; ++i) load += sms_[static_cast<std::size_t>(candidates[static_cast<std::size_t>(i)])].ctas;
-    load = load * (1LL << 32) + in_gpc;  // the chosen SMs' load first, then the GPC's
-    if (best_load < 0 || load < best_load) {
+    int chosen_ctas = 0;
+    for (int i = 0; i < ck.cluster_size; ++i) chosen_ctas += sms_[static_cast<std::size_t>(candidates[static_cast<std::size_t>(i)])].ctas;
+    const std::pair<int, int> load{chosen_ctas, in_gpc};  // the chosen SMs' load first, then the GPC's
+    if (best_load.first < 0 || load < best_load) {
       best_load = load;
       chosen.assign(candidates.begin(), candidates.begin() + ck.cluster_size);
     }
   }
-  return best_load >= 0;
+  return best_load.first >= 0;
 }
 
 bool Simulator::place_cluster(KernelRun& kr, TimePoint now) {

@@ -62,6 +62,7 @@ void Simulator::build_machine() {
   const double boost = spec_.clock.boost.value;
   const auto gpcs = std::max<std::int32_t>(spec_.gpc.count, static_cast<std::int32_t>(spec_.gpc.sms_per_gpc.size()));
   gpc_credit_.assign(static_cast<std::size_t>(gpus) * static_cast<std::size_t>(std::max(1, gpcs)), 0.0);
+  const std::vector<int> gpc_of = gpc_of_each_sm(spec_.gpc, spec_.sm.count);  // the same on every GPU
   for (int g = 0; g < gpus; ++g) {
     l2_.push_back(make_l2_model(options_.l2_model, spec_.l2.capacity));
     if (options_.l2_starts_dirty) l2_.back()->fill_dirty(spec_.l2.capacity, spec_.l2.flush_dirty_fraction);
@@ -80,7 +81,6 @@ void Simulator::build_machine() {
     if (spec_.l2.gpc_combine_window.count() > 0) {
       combine_link_.push_back(flows_.add_link(fmt::format("gpu{}.gpc_combined", g), BytesPerSecond{1e18}));
     }
-    const std::vector<int> gpc_of = gpc_of_each_sm(spec_.gpc, spec_.sm.count);
     for (int s = 0; s < spec_.sm.count; ++s) {
       Sm sm;
       sm.gpu = g;
