@@ -64,22 +64,6 @@ struct Params {
   unsigned char* dbg;      // [tile bytes]: CTA 0's first stage
 };
 
-// An arrive on the barrier at the same offset in CTA `cta` of the cluster, with the default
-// semantics (release, CTA scope), as CUTLASS's ClusterBarrier::arrive(cta_id) issues it.
-__device__ __forceinline__ void mbar_arrive_cluster(uint32_t local_bar, uint32_t cta) {
-  uint32_t remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local_bar), "r"(cta));
-  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
-}
-__device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtensorMap* tm, int c0, int c1, uint32_t bar,
-                                                      uint16_t mask) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, "
-      "%3}], [%4], %5;" ::"r"(dst),
-      "l"(reinterpret_cast<uint64_t>(tm)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
-      : "memory");
-}
-
 __global__ void __launch_bounds__(64, 1) multicast_kernel(const __grid_constant__ CUtensorMap map, Params p) {
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, cta = blockIdx.x;

@@ -14,9 +14,11 @@ the intercept of kernel time against K), each measured after the flush and, with
 after the same call (no flush): OUT_DIR/small_gemm_kscan.csv with an extra `l2` column.
 --ce: with --kscan, also l2=ce_flushed: before each call a 256 MiB device-to-device cudaMemcpy
 (copy engines: L2 flushed, no SM kernel in between); into small_gemm_kscan_ce.csv.
+--feed: instead, the K scan of calib_gemm_feed's six shapes (M x N = 128x8192 ... 8192x128, whose
+128 x 64 tiles make 128 CTAs; K = 1024 ... 8192), flushed and warm: small_gemm_feed.csv.
 
 Output (OUT_DIR/small_gemm.csv): case,M,N,K,event_us,kernel_us,kernels,grids,blocks,reps.
-Usage: small_gemm_capture.py OUT_DIR [--reps N] [--kscan]
+Usage: small_gemm_capture.py OUT_DIR [--reps N] [--kscan [--ce] | --feed]
 """
 import argparse
 import csv
@@ -30,6 +32,8 @@ from torch.profiler import ProfilerActivity, profile
 
 KSCAN_MN = [(512, 512), (1024, 1024), (256, 4096), (1024, 4096)]
 KSCAN_K = [64, 128, 256, 512, 1024, 2048, 4096]
+FEED_MN = [(128, 8192), (256, 4096), (512, 2048), (1024, 1024), (2048, 512), (4096, 256)]
+FEED_K = [1024, 2048, 4096, 8192]
 CASES = [(256, 256, 256), (512, 512, 512), (768, 768, 768), (1024, 1024, 1024), (1536, 1536, 1536),
          (2048, 2048, 2048), (1, 4096, 4096), (16, 4096, 4096), (1, 6144, 4096), (64, 6144, 4096),
          (128, 4096, 4096), (256, 4096, 4096), (1, 14336, 4096), (8, 8192, 8192)]
@@ -82,7 +86,10 @@ def main():
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--kscan", action="store_true")
     ap.add_argument("--ce", action="store_true")
+    ap.add_argument("--feed", action="store_true")
     a = ap.parse_args()
+    if a.feed:
+        a.kscan, a.ce = True, False
     os.makedirs(a.out_dir, exist_ok=True)
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
     ce_src = torch.ones(256 << 20, dtype=torch.uint8, device="cuda") if a.ce else None
@@ -90,7 +97,8 @@ def main():
     tmp = os.path.join(a.out_dir, "last_trace.json")
     rows = []
     ops = [("add_1elem", 1, 1, 1, lambda: (torch.ones(1, device="cuda"),), lambda x: x.add_(1))]
-    shapes = [(m, n, k) for m, n in KSCAN_MN for k in KSCAN_K] if a.kscan else CASES
+    scan_mn, scan_k = (FEED_MN, FEED_K) if a.feed else (KSCAN_MN, KSCAN_K)
+    shapes = [(m, n, k) for m, n in scan_mn for k in scan_k] if a.kscan else CASES
     for m, n, k in shapes:
         ops.append((f"gemm_{m}x{n}x{k}", m, n, k,
                     lambda m=m, n=n, k=k: (torch.randn(m, k, dtype=torch.bfloat16, device="cuda"),
@@ -103,7 +111,8 @@ def main():
             if a.kscan:
                 rows[-1]["l2"] = l2
     os.remove(tmp)
-    out_name = ("small_gemm_kscan_ce.csv" if a.ce else "small_gemm_kscan.csv") if a.kscan else "small_gemm.csv"
+    out_name = ("small_gemm_feed.csv" if a.feed else "small_gemm_kscan_ce.csv" if a.ce else "small_gemm_kscan.csv") \
+        if a.kscan else "small_gemm.csv"
     with open(os.path.join(a.out_dir, out_name), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()

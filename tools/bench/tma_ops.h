@@ -1,5 +1,5 @@
 // tma_ops.h: the Hopper TMA, mbarrier and cluster primitives the TMA microbenchmarks share (calib_tma,
-// calib_tma_mix, calib_tma_hitmiss, calib_tma_multicast, calib_sync): PTX wrappers for mbarrier
+// calib_tma_mix, calib_tma_hitmiss, calib_tma_multicast, calib_gemm_feed, calib_sync): PTX wrappers for mbarrier
 // set-up/arrive/wait, cluster rank/size/barrier, 2D tensor and 1D bulk copies
 // into shared memory, and a 2D bf16 tensor map with 128-byte swizzle built through the
 // driver's cuTensorMapEncodeTiled (found at run time, so no link against libcuda); a read-only
@@ -68,6 +68,21 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* tm,
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
       "l"(reinterpret_cast<uint64_t>(tm)), "r"(c0), "r"(c1), "r"(bar)
+      : "memory");
+}
+// An arrive on the barrier at the same offset in CTA `cta` of the cluster, with the default
+// semantics (release, CTA scope), as CUTLASS's ClusterBarrier::arrive(cta_id) issues it.
+__device__ __forceinline__ void mbar_arrive_cluster(uint32_t local_bar, uint32_t cta) {
+  uint32_t remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local_bar), "r"(cta));
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
+}
+__device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtensorMap* tm, int c0, int c1, uint32_t bar,
+                                                      uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, "
+      "%3}], [%4], %5;" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(tm)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
       : "memory");
 }
 __device__ __forceinline__ void bulk_load_1d(uint32_t dst, const void* src, uint32_t bytes, uint32_t bar) {
