@@ -8,6 +8,12 @@
 
 namespace tgsim::engine {
 
+namespace {
+// A link's weighted unfrozen count is a sum of positive weights; below this it is zero up to
+// rounding (after the weights of frozen routes were subtracted).
+constexpr double kUnfrozenEps = 1e-9;
+}  // namespace
+
 FlowNetwork::LinkId FlowNetwork::add_link(std::string name, BytesPerSecond capacity) {
   assert(capacity.value > 0);
   Link l;
@@ -18,16 +24,35 @@ FlowNetwork::LinkId FlowNetwork::add_link(std::string name, BytesPerSecond capac
 }
 
 FlowNetwork::RouteId FlowNetwork::add_route(std::span<const LinkId> links, BytesPerSecond flow_cap) {
-  std::vector<LinkId> key(links.begin(), links.end());
-  std::sort(key.begin(), key.end());
-  key.erase(std::unique(key.begin(), key.end()), key.end());
-  assert(!key.empty());
+  const std::vector<double> ones(links.size(), 1.0);
+  return add_route(links, ones, flow_cap);
+}
+
+FlowNetwork::RouteId FlowNetwork::add_route(std::span<const LinkId> links, std::span<const double> weights,
+                                            BytesPerSecond flow_cap) {
+  assert(links.size() == weights.size());
+  std::vector<std::pair<LinkId, double>> pairs;
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    assert(weights[i] > 0);
+    pairs.emplace_back(links[i], weights[i]);
+  }
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
+              pairs.end());
+  assert(!pairs.empty());
+  std::vector<LinkId> key;
+  std::vector<double> w;
+  for (const auto& [l, x] : pairs) {
+    key.push_back(l);
+    w.push_back(x);
+  }
   const double cap = flow_cap.value * 1e-12;
   for (std::size_t r = 0; r < routes_.size(); ++r) {
-    if (routes_[r].links == key && routes_[r].cap == cap) return static_cast<RouteId>(r);
+    if (routes_[r].links == key && routes_[r].weights == w && routes_[r].cap == cap) return static_cast<RouteId>(r);
   }
   Route route;
   route.links = std::move(key);
+  route.weights = std::move(w);
   route.cap = cap;
   routes_.push_back(std::move(route));
   return static_cast<RouteId>(routes_.size() - 1);
@@ -42,7 +67,7 @@ void FlowNetwork::advance(TimePoint now) {
     Route& route = routes_[r];
     route.virtual_bytes += route.rate * dt;
     const double moved = route.rate * dt * static_cast<double>(route.flows.size());
-    for (LinkId l : route.links) links_[l].bytes += moved;
+    for (std::size_t i = 0; i < route.links.size(); ++i) links_[route.links[i]].bytes += moved * route.weights[i];
   }
   for (LinkId l : active_links_) {
     if (links_[l].flows > 0) links_[l].busy += now - now_;
@@ -177,7 +202,9 @@ void FlowNetwork::recompute_rates() {
 // link saturates, freeze the flows crossing it, repeat. Returns whether every route was frozen.
 bool FlowNetwork::progressive_filling() {
   for (RouteId r : active_routes_) {
-    for (LinkId l : routes_[r].links) links_[l].unfrozen += static_cast<int>(routes_[r].flows.size());
+    const Route& route = routes_[r];
+    const auto n = static_cast<double>(route.flows.size());
+    for (std::size_t i = 0; i < route.links.size(); ++i) links_[route.links[i]].unfrozen += n * route.weights[i];
     routes_[r].frozen = false;
   }
   for (LinkId l : active_links_) links_[l].remaining = links_[l].capacity_bps * 1e-12;  // bytes per ps
@@ -188,7 +215,7 @@ bool FlowNetwork::progressive_filling() {
     double step = std::numeric_limits<double>::infinity();
     for (LinkId l : active_links_) {
       const Link& link = links_[l];
-      if (link.unfrozen > 0) step = std::min(step, link.remaining / link.unfrozen);
+      if (link.unfrozen > kUnfrozenEps) step = std::min(step, link.remaining / link.unfrozen);
     }
     for (RouteId r : active_routes_) {
       const Route& route = routes_[r];
@@ -198,7 +225,7 @@ bool FlowNetwork::progressive_filling() {
     level += step;
     for (LinkId l : active_links_) {
       Link& link = links_[l];
-      if (link.unfrozen > 0) link.remaining -= step * link.unfrozen;
+      if (link.unfrozen > kUnfrozenEps) link.remaining -= step * link.unfrozen;
     }
     for (RouteId r : active_routes_) {
       Route& route = routes_[r];
@@ -212,7 +239,8 @@ bool FlowNetwork::progressive_filling() {
       route.frozen = true;
       route.rate = level;
       --unfrozen_routes;
-      for (LinkId l : route.links) links_[l].unfrozen -= static_cast<int>(route.flows.size());
+      const auto n = static_cast<double>(route.flows.size());
+      for (std::size_t i = 0; i < route.links.size(); ++i) links_[route.links[i]].unfrozen -= n * route.weights[i];
     }
   }
   for (LinkId l : active_links_) {

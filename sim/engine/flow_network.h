@@ -31,6 +31,10 @@ class FlowNetwork {
   // Interns a route over `links` (order irrelevant) whose flows each run at most at
   // `flow_cap` (0: no cap); the same links and cap return the same id.
   RouteId add_route(std::span<const LinkId> links, BytesPerSecond flow_cap = {});
+  // The same with a weight per link: a flow at rate r takes weight x r of that link's capacity
+  // (and counts weight x its bytes there), e.g. 2 for a link a transfer crosses twice. Weights
+  // are positive; the same links, weights and cap return the same id.
+  RouteId add_route(std::span<const LinkId> links, std::span<const double> weights, BytesPerSecond flow_cap = {});
 
   // Starts a flow of `bytes` on `route` at `now`; `token` comes back from take_completed.
   void start(RouteId route, Bytes bytes, TimePoint now, std::uint64_t token);
@@ -59,7 +63,7 @@ class FlowNetwork {
     int flows = 0;            // active flows crossing it
     // scratch for progressive filling
     double remaining = 0;
-    int unfrozen = 0;
+    double unfrozen = 0;      // weighted count of the unfrozen flows crossing it
     bool collected = false;   // scratch for collect_active_links
   };
   struct Pending {
@@ -84,6 +88,7 @@ class FlowNetwork {
   };
   struct Route {
     std::vector<LinkId> links;
+    std::vector<double> weights;  // per link, parallel to links
     FlowQueue flows;
     double virtual_bytes = 0;  // bytes delivered to each flow of this route since it became active
     double rate = 0;           // bytes per picosecond, per flow

@@ -72,8 +72,16 @@ void Simulator::build_machine() {
     if (spec_.l2.miss_bandwidth.value > 0) {
       miss_link_.push_back(flows_.add_link(fmt::format("gpu{}.l2_miss", g), spec_.l2.miss_bandwidth));
     }
-    const FlowNetwork::LinkId writeback[] = {hbm_link_.back()};  // L2 evicting dirty lines to HBM (only)
-    writeback_route_.push_back(flows_.add_route(writeback));
+    // L2 evicting dirty lines to HBM: reading them out takes L2 bandwidth where l2.writeback_weight > 0.
+    if (spec_.l2.writeback_weight > 0) {
+      const FlowNetwork::LinkId writeback[] = {l2_link_.back(), hbm_link_.back()};
+      const double weights[] = {spec_.l2.writeback_weight, 1.0};
+      writeback_route_.push_back(flows_.add_route(writeback, weights));
+    } else {
+      const FlowNetwork::LinkId writeback[] = {hbm_link_.back()};
+      writeback_route_.push_back(flows_.add_route(writeback));
+    }
+    const double miss_l2_weight = 1.0 + spec_.l2.fill_weight;  // out to the SM, plus the fill
     if (spec_.l2.pitch16_bandwidth.value > 0) {
       pitch16_link_.push_back(flows_.add_link(fmt::format("gpu{}.l2_pitch16", g), spec_.l2.pitch16_bandwidth));
     }
@@ -107,12 +115,14 @@ void Simulator::build_machine() {
       }
       if (miss_link_.empty()) {
         const FlowNetwork::LinkId miss[] = {l2_link_.back(), hbm_link_.back()};
-        sm.route_miss = flows_.add_route(miss, port);
+        const double weights[] = {miss_l2_weight, 1.0};
+        sm.route_miss = flows_.add_route(miss, weights, port);
         sm.route_zero_fill = sm.route_miss;
       } else {
         const FlowNetwork::LinkId miss[] = {l2_link_.back(), miss_link_.back(), hbm_link_.back()};
+        const double weights[] = {miss_l2_weight, 1.0, 1.0};
         const FlowNetwork::LinkId zero_fill[] = {l2_link_.back(), miss_link_.back()};
-        sm.route_miss = flows_.add_route(miss, port);
+        sm.route_miss = flows_.add_route(miss, weights, port);
         sm.route_zero_fill = flows_.add_route(zero_fill, port);
       }
       if (!combine_link_.empty()) {

@@ -198,6 +198,13 @@ struct L2Spec {
   // What the L2 serves in all of the TMA reads whose rows are only 16 bytes aligned (see
   // SmSpec::l2_bandwidth_per_sm_pitch16), besides its own bandwidth. Zero: not modelled.
   BytesPerSecond pitch16_bandwidth{0};
+  // L2 work of the traffic between L2 and HBM: each byte a miss brings in also takes
+  // `fill_weight` bytes of the L2's bandwidth (writing the line into L2, besides reading it out
+  // to the SM), and each byte written back to HBM takes `writeback_weight` (reading the dirty
+  // line out). Zero (the default): misses cost the L2 link once, write-backs nothing. Optional in
+  // JSON (l2.fill_weight, l2.writeback_weight).
+  double fill_weight = 0.0;
+  double writeback_weight = 0.0;
   bool operator==(const L2Spec&) const = default;
 };
 

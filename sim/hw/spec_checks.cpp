@@ -199,6 +199,8 @@ void check_memory(const GpuSpec& spec, const ReadContext& ctx) {
   require_fraction(ctx, "/l2/gpc_combine_fraction", l2.gpc_combine_fraction);
   require_non_negative(ctx, "/l2/miss_bandwidth", l2.miss_bandwidth.value);
   require_non_negative(ctx, "/l2/pitch16_bandwidth", l2.pitch16_bandwidth.value);
+  require_non_negative(ctx, "/l2/fill_weight", l2.fill_weight);
+  require_non_negative(ctx, "/l2/writeback_weight", l2.writeback_weight);
 
   const HbmSpec& hbm = spec.hbm;
   require_positive(ctx, "/hbm/capacity", static_cast<double>(hbm.capacity.value));

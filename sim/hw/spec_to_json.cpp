@@ -149,6 +149,8 @@ nlohmann::json to_json(const GpuSpec& s) {
   }
   if (s.l2.miss_bandwidth.value > 0) w.set("l2", "miss_bandwidth", format_bandwidth(s.l2.miss_bandwidth));
   if (s.l2.pitch16_bandwidth.value > 0) w.set("l2", "pitch16_bandwidth", format_bandwidth(s.l2.pitch16_bandwidth));
+  if (s.l2.fill_weight > 0) w.set("l2", "fill_weight", s.l2.fill_weight);
+  if (s.l2.writeback_weight > 0) w.set("l2", "writeback_weight", s.l2.writeback_weight);
 
   w.set("hbm", "capacity", format_bytes(s.hbm.capacity));
   w.set("hbm", "bandwidth", format_bandwidth(s.hbm.bandwidth));

@@ -222,6 +222,8 @@ TEST(SpecErrors, InconsistentValues) {
   });
   EXPECT_TRUE(contains(slope, "h100.json: /clock/tensor_max_wgmma_per_duty: 2GHz leaves no clock at full tensor duty "
                               "(/clock/tensor_max_wgmma is 1.84GHz)")) << slope;
+  const std::string fill = error_after_edit([](nlohmann::json& doc) { doc["l2"]["fill_weight"] = -1; });
+  EXPECT_TRUE(contains(fill, "h100.json: /l2/fill_weight: must be >= 0, got -1")) << fill;
   const std::string simt = error_after_edit([](nlohmann::json& doc) { doc["clock"]["power_weight_simt"] = -0.5; });
   EXPECT_TRUE(contains(simt, "h100.json: /clock/power_weight_simt: must be >= 0, got -0.5")) << simt;
 }
@@ -302,6 +304,12 @@ TEST(ToJson, RoundTripsEveryPreset) {
   EXPECT_EQ(terms.clock.power_per_hbm_tbps.value, 145e6);
   EXPECT_EQ(terms.clock.power_weight_l2, 0.35);
   EXPECT_EQ(parse_gpu_spec(to_json(terms), "resolved"), terms);
+  // So do the L2 work weights of fills and write-backs (off in every preset).
+  const GpuSpec work = load_gpu_preset("h100", kConfigDir, {"l2.fill_weight=1", "l2.writeback_weight=0.5"});
+  EXPECT_EQ(work.l2.fill_weight, 1.0);
+  EXPECT_EQ(work.l2.writeback_weight, 0.5);
+  EXPECT_EQ(parse_gpu_spec(to_json(work), "resolved"), work);
+  EXPECT_FALSE(to_json(load_gpu_preset("h200", kConfigDir))["l2"].contains("fill_weight"));
 }
 
 TEST(ToJson, SpecWithoutSourcesWritesPlainValues) {
