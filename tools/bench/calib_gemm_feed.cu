@@ -15,9 +15,12 @@
 // [r 128/k, (r+1) 128/k) of the A tile by cp.async.bulk.tensor.2d .multicast::cluster to every
 // CTA of the cluster, and its own B tile by a plain 2D TMA load (128B swizzle, L2 promotion
 // 256 B, as tgsim's lowering: A multicast, B own). 8 stages; lane 0 of warp 0 is the producer;
-// warp 1 waits for each stage, holds it `hold_cycles` (clock64; 0 = release at once, standing in
-// for the MMAs otherwise) and releases it to every CTA of the cluster (one arrive per CTA, as
-// calib_tma_multicast). Clusters are numbered n first or m first (`order`); `nfirst`/`mfirst`
+// `consumers` warps take the stages in turn (warp 1 + i takes steps i, i + consumers, ...): each
+// waits for its stage, holds it `hold_cycles` (clock64; 0 = release at once, standing in for the
+// MMAs otherwise) and releases it to every CTA of the cluster (one arrive per CTA, as
+// calib_tma_multicast). One consumer warp steps no faster than about 0.25 us (the release to a
+// peer CTA costs its warp some 450 cycles, first run on the H100), which hides the memory system
+// in the warm rows; four overlap their releases. Clusters are numbered n first or m first (`order`); `nfirst`/`mfirst`
 // follow CUTLASS's raster heuristic as tgsim does (m first only when there are more n tiles than
 // m tiles), `alt` is the other order.
 // Timing: `flushed` = a 256 MiB memset before each launch (L2 full of dirty lines, the method of
@@ -28,10 +31,10 @@
 // with the source (swizzle undone) for k = 1 and 2.
 //
 // Output: CSV case,m,n,k,tiles_m,tiles_n,cluster,order,stages,hold_cycles,l2,ctas,event_us,span_us,
-// step_us,unique_mb,method (m, n, k as the library runs them: C = A[m x k] B[n x k]^T; step_us =
+// step_us,unique_mb,consumers,method (m, n, k as the library runs them: C = A[m x k] B[n x k]^T; step_us =
 // span / k steps; unique_mb = A + B bytes).
-// With `ncu` as the second argument: only the K = 4096 flushed cases without hold (clusters of 2
-// and 1), 3 timed launches each, for a run under Nsight Compute.
+// With `ncu` as the second argument: only the K = 4096 flushed cases without hold, four consumer
+// warps (clusters of 2 and 1), 3 timed launches each, for a run under Nsight Compute.
 // Usage: calib_gemm_feed [calibration_gemm_feed.csv] [ncu]
 #include "common.h"
 #include "tma_ops.h"
@@ -51,11 +54,14 @@ struct Params {
   int tiles_m, tiles_n, k_steps;
   int n_first;      // 1: consecutive clusters walk the n tiles of an m tile first
   int hold_cycles;  // the consumer holds each stage this long before releasing it
+  int consumers;    // consumer warps, taking the steps in turn
   unsigned long long* t;  // [ctas][2]: globaltimer at entry and at exit
   unsigned char* dbg;     // CTA 0's first stage (A tile, then B tile)
 };
 
-__global__ void __launch_bounds__(64, 1)
+constexpr int kMaxConsumers = 4;
+
+__global__ void __launch_bounds__(32 * (1 + kMaxConsumers), 1)
     feed_kernel(const __grid_constant__ CUtensorMap amap, const __grid_constant__ CUtensorMap bmap, Params p) {
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, cta = blockIdx.x;
@@ -92,10 +98,10 @@ __global__ void __launch_bounds__(64, 1)
       tma_load_2d(st + kABytes, &bmap, j * 64, n * kBN, full);
       if (++s == kStages) { s = 0; ph ^= 1; }
     }
-  } else if (warp == 1) {
-    int s = 0;
-    uint32_t ph = 0;
-    for (int j = 0; j < p.k_steps; ++j) {
+  } else if (warp >= 1 && warp <= p.consumers) {
+    for (int j = warp - 1; j < p.k_steps; j += p.consumers) {
+      const int s = j % kStages;
+      const uint32_t ph = (uint32_t)(j / kStages) & 1u;
       mbar_wait(bars + 8u * s, ph);
       if (p.dbg && cta == 0 && j == 0) {
         const unsigned char* st = smem_raw + (stage0 - raw);
@@ -112,7 +118,6 @@ __global__ void __launch_bounds__(64, 1)
       } else if ((uint32_t)lane < k) {
         mbar_arrive_cluster(bars + 8u * (kStages + s), (uint32_t)lane);  // lane c releases CTA c
       }
-      if (++s == kStages) { s = 0; ph ^= 1; }
     }
   }
   __syncthreads();
@@ -124,6 +129,7 @@ struct Case {
   int m, n, k, cluster, hold;
   int order;  // 0: CUTLASS's heuristic, 1: the other order
   bool warm;
+  int consumers = kMaxConsumers;
 };
 
 }  // namespace
@@ -171,12 +177,13 @@ int main(int argc, char** argv) {
     p.k_steps = cs.k / 64;
     p.n_first = heuristic_n_first(tiles_m, tiles_n) ^ cs.order;
     p.hold_cycles = cs.hold;
+    p.consumers = cs.consumers;
     p.t = t;
     p.dbg = dump;
     cudaLaunchConfig_t cfg{};
     cudaLaunchAttribute attr[1];
     cfg.gridDim = dim3(ctas);
-    cfg.blockDim = dim3(64);
+    cfg.blockDim = dim3(32 * (1 + cs.consumers));
     cfg.dynamicSmemBytes = smem;
     attr[0].id = cudaLaunchAttributeClusterDimension;
     attr[0].val.clusterDim.x = cs.cluster;
@@ -230,23 +237,23 @@ int main(int argc, char** argv) {
     for (const auto& s : shapes)
       for (int cl : {2, 1}) cases.push_back({s[0], s[1], 4096, cl, 0, 0, false});
   if (!ncu)
-  for (const auto& s : shapes)
-    for (int kk : {1024, 2048, 4096, 8192})
-      for (int hold : {0, 256})
-        for (bool warm : {false, true}) cases.push_back({s[0], s[1], kk, 2, hold, 0, warm});
-  if (!ncu)
-  for (const auto& s : shapes)
-    for (bool warm : {false, true}) {
-      cases.push_back({s[0], s[1], 4096, 1, 0, 0, warm});  // no cluster, no multicast
-      cases.push_back({s[0], s[1], 4096, 2, 0, 1, warm});  // the other tile order
+    for (const auto& s : shapes) {
+      for (int kk : {1024, 2048, 4096, 8192})
+        for (bool warm : {false, true}) cases.push_back({s[0], s[1], kk, 2, 0, 0, warm});
+      for (bool warm : {false, true}) {
+        cases.push_back({s[0], s[1], 4096, 1, 0, 0, warm});       // no cluster, no multicast
+        cases.push_back({s[0], s[1], 4096, 2, 0, 1, warm});       // the other tile order
+        cases.push_back({s[0], s[1], 4096, 2, 0, 0, warm, 1});    // one consumer warp
+        cases.push_back({s[0], s[1], 4096, 2, 256, 0, warm, 1});  // one consumer warp holding 256 cycles
+      }
     }
 
   FILE* f = std::fopen(out, "w");
   if (!f) { std::perror(out); return 2; }
   std::fprintf(f, "case,m,n,k,tiles_m,tiles_n,cluster,order,stages,hold_cycles,l2,ctas,event_us,span_us,step_us,"
-                  "unique_mb,method\n");
-  std::printf("%6s %6s %6s %2s %7s %5s %7s %9s %9s %8s\n", "m", "n", "k", "cl", "order", "hold", "l2", "event_us",
-              "span_us", "step_us");
+                  "unique_mb,consumers,method\n");
+  std::printf("%6s %6s %6s %2s %10s %5s %2s %7s %9s %9s %8s\n", "m", "n", "k", "cl", "order", "hold", "w", "l2",
+              "event_us", "span_us", "step_us");
   for (const Case& cs : cases) {
     std::vector<double> ev, span;
     const int n_first = run(cs, nullptr, &ev, &span);
@@ -255,27 +262,30 @@ int main(int argc, char** argv) {
     const char* order = cs.order ? (n_first ? "alt_nfirst" : "alt_mfirst") : (n_first ? "nfirst" : "mfirst");
     const char* l2 = cs.warm ? "warm" : "flushed";
     char name[64];
-    std::snprintf(name, sizeof name, "%dx%dx%d_c%d_%s_h%d_%s", cs.m, cs.n, cs.k, cs.cluster, order, cs.hold, l2);
+    std::snprintf(name, sizeof name, "%dx%dx%d_c%d_%s_h%d_w%d_%s", cs.m, cs.n, cs.k, cs.cluster, order, cs.hold,
+                  cs.consumers, l2);
     char m[900];
     std::snprintf(m, sizeof m,
                   "operand feed of a 128x64x64-tile warp-specialised GEMM without MMAs: %d CTAs (one per tile, one "
                   "wave), clusters of %d along n (A tile multicast in %d slices, B tile own), clusters numbered %s "
                   "first; per K step a 16 KiB A box and an 8 KiB B box by 2D TMA (128B swizzle, L2 promotion 256B) "
-                  "from random bf16 A[m x k] and B[n x k] (K contiguous); %d stages; 1 producer thread, 1 consumer "
-                  "warp holding each stage %d cycles (clock64) and releasing it to every CTA of its cluster; %s; CUDA "
+                  "from random bf16 A[m x k] and B[n x k] (K contiguous); %d stages; 1 producer thread, %d consumer "
+                  "warp(s) taking the stages in turn, each holding its stage %d cycles (clock64) and releasing it to "
+                  "every CTA of its cluster; %s; CUDA "
                   "events around the kernel and in-kernel span (globaltimer, first CTA start to last CTA end), "
                   "median of %d launches after 2 warm-ups; SM clock after %.0f MHz (NVML)",
-                  tiles_m * tiles_n, cs.cluster, cs.cluster, n_first ? "n" : "m", kStages, cs.hold,
+                  tiles_m * tiles_n, cs.cluster, cs.cluster, n_first ? "n" : "m", kStages, cs.consumers, cs.hold,
                   cs.warm ? "L2 warm: right after the same launch, no flush"
                           : "L2 flushed by a 256 MiB memset before each launch (L2 left holding dirty lines)",
                   timed_reps, nvml.sm_mhz());
     const double unique_mb = ((double)cs.m + cs.n) * cs.k * 2 / 1e6;
-    std::fprintf(f, "%s,%d,%d,%d,%d,%d,%d,%s,%d,%d,%s,%d,%s,%s,%s,%s,%s\n", name, cs.m, cs.n, cs.k, tiles_m, tiles_n,
-                 cs.cluster, order, kStages, cs.hold, l2, tiles_m * tiles_n, fmt(median(ev), 3).c_str(),
-                 fmt(sp, 3).c_str(), fmt(sp / steps, 4).c_str(), fmt(unique_mb, 2).c_str(), csv_field(m).c_str());
+    std::fprintf(f, "%s,%d,%d,%d,%d,%d,%d,%s,%d,%d,%s,%d,%s,%s,%s,%s,%d,%s\n", name, cs.m, cs.n, cs.k, tiles_m,
+                 tiles_n, cs.cluster, order, kStages, cs.hold, l2, tiles_m * tiles_n, fmt(median(ev), 3).c_str(),
+                 fmt(sp, 3).c_str(), fmt(sp / steps, 4).c_str(), fmt(unique_mb, 2).c_str(), cs.consumers,
+                 csv_field(m).c_str());
     std::fflush(f);
-    std::printf("%6d %6d %6d %2d %7s %5d %7s %9.3f %9.3f %8.4f\n", cs.m, cs.n, cs.k, cs.cluster, order, cs.hold, l2,
-                median(ev), sp, sp / steps);
+    std::printf("%6d %6d %6d %2d %10s %5d %2d %7s %9.3f %9.3f %8.4f\n", cs.m, cs.n, cs.k, cs.cluster, order, cs.hold,
+                cs.consumers, l2, median(ev), sp, sp / steps);
   }
   std::fclose(f);
   std::printf("calib_gemm_feed done (%s)\n", bad == 0 ? "checks passed" : "CHECKS FAILED");
