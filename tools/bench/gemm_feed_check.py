@@ -7,8 +7,10 @@ shape with `tgsim lower gemm` (so the tile order, multicast and loads are the lo
 turns every MMA into a delay of the row's hold cycles, drops the epilogue, and replays the graph
 with `tgsim run-graph`: after a dirty L2 start for `flushed` rows, and as the second of two
 identical kernels for `warm` rows. Rows with the other tile order (`alt_*`) get their clusters
-renumbered the other way. It prints the measured in-kernel span, the model's kernel time, and
-their ratio, with the mean absolute error per L2 state.
+renumbered the other way. It prints the measured in-kernel span, the model's kernel time, their
+ratio, and (where small_gemm_feed.csv lies beside the CSV) the cuBLAS kernel's CUPTI time for the
+same shape and L2 state, with the mean absolute error per L2 state, apart for rows that hold
+their stages (one consumer warp whose holds add to its release cost: not the memory system).
 
 Usage: gemm_feed_check.py [--gpu h200] [--csv traces/h200/calibration_gemm_feed.csv]
                           [--tgsim build/tools/tgsim/tgsim] [--set FIELD=VALUE ...] [--only SUBSTR]
@@ -86,17 +88,27 @@ def main():
     path = a.csv or f"traces/{a.gpu}/calibration_gemm_feed.csv"
     with open(path) as f:
         rows = [r for r in csv.DictReader(f) if a.only in r["case"]]
+    cublas = {}
+    cublas_path = os.path.join(os.path.dirname(path), "small_gemm_feed.csv")
+    if os.path.exists(cublas_path):
+        with open(cublas_path) as f:
+            for r in csv.DictReader(f):
+                if "128x64_64x8_1x2" in r["kernels"]:  # row order: the library's m is N
+                    cublas[(r["N"], r["M"], r["K"], r["l2"])] = float(r["kernel_us"])
     errs = {}
-    print(f"{'case':44s} {'span_us':>8s} {'model_us':>8s} {'ratio':>6s} {'hbm_MB':>7s} {'l2_MB':>7s}")
+    print(f"{'case':48s} {'span_us':>8s} {'model_us':>8s} {'ratio':>6s} {'hbm_MB':>7s} {'l2_MB':>7s} {'cublas':>7s}")
     with tempfile.TemporaryDirectory() as tmp:
         for r in rows:
             k = replay(a.tgsim, a.gpu, feed_graph(a.tgsim, a.gpu, r, a.set, tmp), a.set, tmp)
             span, model = float(r["span_us"]), k["duration_us"]
-            errs.setdefault(r["l2"], []).append(abs(model / span - 1))
-            print(f"{r['case']:44s} {span:8.2f} {model:8.2f} {model / span:6.3f} {k['hbm_bytes'] / 1e6:7.1f} "
-                  f"{k['l2_bytes'] / 1e6:7.1f}")
-    for l2, e in errs.items():
-        print(f"{l2}: {len(e)} rows, mean |model/span - 1| {100 * statistics.mean(e):.1f}%, worst {100 * max(e):.1f}%")
+            group = r["l2"] + (", holding" if int(r["hold_cycles"]) > 0 else "")
+            errs.setdefault(group, []).append(abs(model / span - 1))
+            cb = cublas.get((r["m"], r["n"], r["k"], r["l2"])) if r["cluster"] == "2" and r["order"] in (
+                "nfirst", "mfirst") and r["hold_cycles"] == "0" else None
+            print(f"{r['case']:48s} {span:8.2f} {model:8.2f} {model / span:6.3f} {k['hbm_bytes'] / 1e6:7.1f} "
+                  f"{k['l2_bytes'] / 1e6:7.1f} {cb if cb is not None else '':>7}")
+    for group, e in errs.items():
+        print(f"{group}: {len(e)} rows, mean |model/span - 1| {100 * statistics.mean(e):.1f}%, worst {100 * max(e):.1f}%")
 
 
 if __name__ == "__main__":
