@@ -73,14 +73,7 @@ __global__ void __launch_bounds__(32 * (1 + kMaxConsumers), 1)
   const int cluster = cta / (int)k, pairs = p.tiles_n / (int)k;
   const int m = p.n_first ? cluster / pairs : cluster % p.tiles_m;
   const int n = (p.n_first ? cluster % pairs : cluster / p.tiles_m) * (int)k + (int)rank;
-  if (tid == 0) {
-    for (int s = 0; s < kStages; ++s) mbar_init(bars + 8u * s, 1);             // full: the local producer + tx
-    for (int s = 0; s < kStages; ++s) mbar_init(bars + 8u * (kStages + s), k);  // empty: one release per sharer
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-  __syncthreads();
-  cluster_sync();  // no slice lands in a peer before its barriers exist
+  init_cluster_ring(bars, kStages, k);  // every CTA of the cluster releases each stage
   if (warp == 0 && lane == 0) {
     const uint16_t mask = (uint16_t)((1u << k) - 1u);
     const int slice_rows = kBM / (int)k;

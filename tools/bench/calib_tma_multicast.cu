@@ -76,14 +76,7 @@ __global__ void __launch_bounds__(64, 1) multicast_kernel(const __grid_constant_
   const unsigned char* tiles_g = smem_raw + (tiles - raw);
   const int S = p.stages;
   const uint32_t tile_bytes = (uint32_t)p.tile_rows * 128u, slice_bytes = (uint32_t)p.slice_rows * 128u;
-  if (tid == 0) {
-    for (int s = 0; s < S; ++s) mbar_init(bars + 8u * s, 1);           // full: the local producer + tx
-    for (int s = 0; s < S; ++s) mbar_init(bars + 8u * (S + s), p.own ? 1u : k);  // empty: one release per sharer
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-  __syncthreads();
-  cluster_sync();  // no slice lands in a peer before its barriers exist
+  init_cluster_ring(bars, S, p.own ? 1u : k);  // one release per sharer
   if (warp == 0 && lane == 0) {
     const uint16_t mask = (uint16_t)((1u << k) - 1u);
     int s = 0, j = 0;

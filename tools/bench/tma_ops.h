@@ -64,6 +64,20 @@ __device__ __forceinline__ uint32_t cluster_size() {
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
+// Sets up a ring of `stages` full barriers at `bars` (count 1: the local producer, plus its
+// transaction bytes) followed by as many empty barriers (count `releases`: one per CTA that
+// releases each stage), visible to the whole cluster before any CTA of it copies into a peer.
+// Every thread of the CTA calls it.
+__device__ __forceinline__ void init_cluster_ring(uint32_t bars, int stages, uint32_t releases) {
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s) mbar_init(bars + 8u * s, 1);
+    for (int s = 0; s < stages; ++s) mbar_init(bars + 8u * (stages + s), releases);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  cluster_sync();
+}
 __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* tm, int c0, int c1, uint32_t bar) {
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
