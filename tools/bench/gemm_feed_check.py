@@ -21,6 +21,7 @@ import json
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
 
 KERNEL = "nvjet_sm90_tst_128x64_64x8_{cluster}_h_bz_TNT"
@@ -85,7 +86,13 @@ def main():
     ap.add_argument("--set", action="append", default=[])
     ap.add_argument("--only", default="")
     a = ap.parse_args()
-    path = a.csv or f"traces/{a.gpu}/calibration_gemm_feed.csv"
+    path = a.csv
+    if path is None:  # the newest run of the GPU's folder
+        found = [f"traces/{a.gpu}/{n}" for n in ("calibration_gemm_feed.csv", "calibration_gemm_feed_run1.csv")
+                 if os.path.exists(f"traces/{a.gpu}/{n}")]
+        if not found:
+            sys.exit(f"gemm_feed_check.py: no calibration_gemm_feed*.csv in traces/{a.gpu}/ (give --csv)")
+        path = found[0]
     with open(path) as f:
         rows = [r for r in csv.DictReader(f) if a.only in r["case"]]
     cublas = {}
