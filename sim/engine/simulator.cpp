@@ -63,6 +63,7 @@ void Simulator::build_machine() {
   const auto gpcs = std::max<std::int32_t>(spec_.gpc.count, static_cast<std::int32_t>(spec_.gpc.sms_per_gpc.size()));
   gpc_credit_.assign(static_cast<std::size_t>(gpus) * static_cast<std::size_t>(std::max(1, gpcs)), 0.0);
   const std::vector<int> gpc_of = gpc_of_each_sm(spec_.gpc, spec_.sm.count);  // the same on every GPU
+  const double miss_l2_weight = 1.0 + spec_.l2.fill_weight;  // a miss crosses L2 out to the SM, plus the fill
   for (int g = 0; g < gpus; ++g) {
     l2_.push_back(make_l2_model(options_.l2_model, spec_.l2.capacity));
     if (options_.l2_starts_dirty) l2_.back()->fill_dirty(spec_.l2.capacity, spec_.l2.flush_dirty_fraction);
@@ -81,7 +82,6 @@ void Simulator::build_machine() {
       const FlowNetwork::LinkId writeback[] = {hbm_link_.back()};
       writeback_route_.push_back(flows_.add_route(writeback));
     }
-    const double miss_l2_weight = 1.0 + spec_.l2.fill_weight;  // out to the SM, plus the fill
     if (spec_.l2.pitch16_bandwidth.value > 0) {
       pitch16_link_.push_back(flows_.add_link(fmt::format("gpu{}.l2_pitch16", g), spec_.l2.pitch16_bandwidth));
     }

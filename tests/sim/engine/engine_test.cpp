@@ -15,6 +15,7 @@ using testing::make_template;
 using testing::one_kernel;
 using testing::smem_node;
 using testing::toy_gpu;
+using testing::tracked_load_kernel;
 using testing::wgmma_node;
 
 Duration simulate(const graph::TileGraph& g, const hw::GpuSpec& spec) {
@@ -344,9 +345,7 @@ TEST(Engine, DirtyL2WritesBackWhatItEvicts) {
   // while the load streams in. Sharing HBM, both take 2 us: the load ends at 2 us + 500 ns.
   auto spec = toy_gpu();
   spec.l2.capacity = Bytes{1'000'000};
-  graph::TileGraph g = one_kernel(make_template({load_node("a", 1'000'000)}, {}));
-  g.kernels[0].tensors.push_back(graph::Tensor{"A", Bytes{1'000'000}});
-  g.kernels[0].templates[0].nodes[0].tile.tensor = 0;
+  const graph::TileGraph g = tracked_load_kernel(1'000'000);
   engine::SimOptions opts;
   opts.l2_starts_dirty = true;
   EXPECT_EQ(engine::Simulator(g, spec, opts).run().latency.count(), 2'000'000 + 500'000);
@@ -360,9 +359,7 @@ TEST(Engine, DirtyFractionWritesBackOnlyTheDirtyShare) {
   auto spec = toy_gpu();
   spec.l2.capacity = Bytes{1'000'000};
   spec.l2.flush_dirty_fraction = 0.5;
-  graph::TileGraph g = one_kernel(make_template({load_node("a", 1'000'000)}, {}));
-  g.kernels[0].tensors.push_back(graph::Tensor{"A", Bytes{1'000'000}});
-  g.kernels[0].templates[0].nodes[0].tile.tensor = 0;
+  const graph::TileGraph g = tracked_load_kernel(1'000'000);
   engine::SimOptions opts;
   opts.l2_starts_dirty = true;
   EXPECT_EQ(engine::Simulator(g, spec, opts).run().latency.count(), 1'000'576 + 499'712 + 500'000);

@@ -14,6 +14,7 @@ using testing::load_node;
 using testing::make_template;
 using testing::one_kernel;
 using testing::toy_gpu;
+using testing::tracked_load_kernel;
 
 // Two CTAs (one per SM) load the same 1 MB tile at t = 0. Without combining the first misses (L2 +
 // HBM) and the second hits, sharing the 1 TB/s L2: both move 1 MB at 0.5 B/ps, 2 us, then 500 and
@@ -21,9 +22,7 @@ using testing::toy_gpu;
 // the first fetch (only its port carries it: 10 ns + 200 ns), and the first runs alone: 1.5 us.
 // SMs in different GPCs, or a combining fraction of 1, change nothing.
 TEST(Engine, GpcCombiningServesASecondReadOfTheTileWithTheFirstFetch) {
-  graph::TileGraph g = one_kernel(make_template({load_node("a", 1'000'000)}, {}), 2, 200 * 1024);
-  g.kernels[0].tensors.push_back(graph::Tensor{"A", Bytes{1'000'000}});
-  g.kernels[0].templates[0].nodes[0].tile.tensor = 0;
+  const graph::TileGraph g = tracked_load_kernel(1'000'000, 2, 200 * 1024);
   const auto run = [&](const hw::GpuSpec& spec) { return engine::Simulator(g, spec).run(); };
   hw::GpuSpec spec = toy_gpu();
   EXPECT_EQ(run(spec).latency.count(), 2'500'000);

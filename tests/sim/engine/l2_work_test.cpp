@@ -15,6 +15,7 @@ using testing::load_node;
 using testing::make_template;
 using testing::one_kernel;
 using testing::toy_gpu;
+using testing::tracked_load_kernel;
 
 TEST(FlowNetwork, AWeightedRouteTakesItsWeightOfTheLink) {
   // One 1 B/ps link; a flow crossing it with weight 2 beside one with weight 1: max-min fair, both
@@ -57,9 +58,7 @@ TEST(L2Work, WritebackWeightMakesTheEvictionShareTheL2) {
   auto spec = toy_gpu();
   spec.hbm.bandwidth = BytesPerSecond{10e12};
   spec.l2.capacity = Bytes{1'000'000};
-  graph::TileGraph g = one_kernel(make_template({load_node("a", 1'000'000)}, {}));
-  g.kernels[0].tensors.push_back(graph::Tensor{"A", Bytes{1'000'000}});
-  g.kernels[0].templates[0].nodes[0].tile.tensor = 0;
+  const graph::TileGraph g = tracked_load_kernel(1'000'000);
   engine::SimOptions dirty;
   dirty.l2_starts_dirty = true;
   EXPECT_EQ(engine::Simulator(g, spec, dirty).run().latency.count(), 1'000'000 + 500'000);

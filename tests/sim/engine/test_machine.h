@@ -50,6 +50,9 @@ inline graph::TileGraph one_kernel(graph::CtaTemplate t, std::int64_t count = 1,
   return g;
 }
 
+// `count` CTAs each loading the whole of tensor A (`bytes`, tracked by the L2 model) in one node.
+inline graph::TileGraph tracked_load_kernel(std::int64_t bytes, std::int64_t count = 1, std::int64_t smem = 1024);
+
 inline graph::CtaTemplate make_template(std::vector<graph::Node> nodes, std::vector<graph::Edge> edges) {
   graph::CtaTemplate t;
   t.name = "main";
@@ -137,6 +140,13 @@ inline graph::Node delay_node(std::string id, double cycles) {
   n.kind = graph::NodeKind::delay;
   n.cycles = Cycles{cycles};
   return n;
+}
+
+inline graph::TileGraph tracked_load_kernel(std::int64_t bytes, std::int64_t count, std::int64_t smem) {
+  graph::TileGraph g = one_kernel(make_template({load_node("a", bytes)}, {}), count, smem);
+  g.kernels[0].tensors.push_back(graph::Tensor{"A", Bytes{bytes}});
+  g.kernels[0].templates[0].nodes[0].tile.tensor = 0;
+  return g;
 }
 
 }  // namespace tgsim::testing
