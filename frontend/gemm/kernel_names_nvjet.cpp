@@ -156,7 +156,8 @@ std::optional<KernelNameResult> parse_nvjet(std::string_view name, DType dtype) 
     ++i;
   }
   if (i >= tok.size() || (tok[i] != "h" && tok[i] != "v")) return bad("expected raster letter h or v");
-  ++i;  // h or v: not modelled (see the raster below)
+  const bool raster_h = tok[i] == "h";
+  ++i;
   if (i >= tok.size() || !is_layout(tok.back(), 3)) return bad("last field must be three layout letters (e.g. TNT)");
   const std::string_view layout = tok.back();
 
@@ -166,11 +167,11 @@ std::optional<KernelNameResult> parse_nvjet(std::string_view name, DType dtype) 
   s.tile = {(*tile)[0], (*tile)[1], (*k_stages)[0]};
   s.stages = (*k_stages)[1];
   s.cluster = {(*cluster)[0], (*cluster)[1]};
-  // h/v is not the tile order: Nsight Compute's DRAM counters on h kernels with few n tiles show
-  // the large operand read about once, as CUTLASS's raster heuristic does, not once per n column
-  // as walking along m would (docs/kernel-names.md). The order follows the heuristic; the letter
-  // is kept in the schedule's name only.
-  s.raster = Raster::heuristic;
+  // h walks along n: Nsight Compute's DRAM counters on h kernels with few n tiles show the large
+  // operand read about once (not once per n column, as walking along m would), and the operand
+  // feed of a 1024x1024 h kernel in that order runs at cuBLAS's speed where the other order is
+  // 7% slower (calib_gemm_feed, docs/kernel-names.md). v follows CUTLASS's raster heuristic.
+  s.raster = raster_h ? Raster::along_n : Raster::heuristic;
   s.persistent = true;
   s.layout_a = blas_letter(layout[0]);
   s.layout_b = blas_letter(layout[1]);

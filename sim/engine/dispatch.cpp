@@ -165,6 +165,7 @@ void Simulator::start_transfer(CtaRun& c, std::int32_t node, TimePoint now) {
   const bool is_store = n.kind == graph::NodeKind::store;
   bool hit = n.tensor_key < 0 && n.tile.resident && !is_store;
   bool combined = false;
+  std::int64_t waits_for = 0;  // dirty bytes this miss writes back ahead of its read (l2.miss_waits_for_writeback)
   if (n.tensor_key >= 0) {
     const TileKey key{sm.gpu, n.tensor_key, coord(c, n.tile.coords[0]), coord(c, n.tile.coords[1]),
                       coord(c, n.tile.coords[2])};
@@ -172,11 +173,17 @@ void Simulator::start_transfer(CtaRun& c, std::int32_t node, TimePoint now) {
     hit = l2.access(key, Bytes{n.fetch_bytes}, is_store);
     // Only TMA reads of 128-byte-aligned rows combine: the rings that show combining are TMA, and
     // rows only 16 / 32 bytes aligned gain nothing from sharing (calib_tma pitch_l2_*, and Nsight
-    // Compute's L2 reads of the K = 1000 GEMMs: docs/validation.md).
+    // Compute's L2 reads of the K = 1000 GEMMs: docs/validation.md). Multicast reads do not (the
+    // operand feed's two cluster orders, calib_gemm_feed); plain grids only with l2.gpc_combine_plain.
     combined = !is_store && sm.route_combined >= 0 && n.engine == graph::MemEngine::tma && n.pitch_class == 0 &&
+               n.multicast <= 1 &&
+               (spec_.l2.gpc_combine_plain || compiled_.kernels[static_cast<std::size_t>(c.kernel)].cluster_size > 1) &&
                combined_with_gpc_fetch(key, sm.gpc, now);
     hit = hit || combined;
-    if (const std::int64_t wb = l2.take_writeback(); wb > 0) {
+    if (const std::int64_t wb = l2.take_writeback(); wb > 0 && !hit && spec_.l2.miss_waits_for_writeback) {
+      waits_for = wb;
+      c.kr->hbm_bytes += static_cast<double>(wb);
+    } else if (wb > 0) {
       flows_.start(writeback_route_[static_cast<std::size_t>(sm.gpu)], Bytes{wb}, now, kWritebackToken);
       c.kr->hbm_bytes += static_cast<double>(wb);
     }
@@ -200,7 +207,7 @@ void Simulator::start_transfer(CtaRun& c, std::int32_t node, TimePoint now) {
                                      : n.pitch_class == 1 && sm.route_hit_pitch16 >= 0 ? sm.route_hit_pitch16
                                      : n.pitch_class == 2 && sm.route_hit_pitch32 >= 0 ? sm.route_hit_pitch32
                                                                                    : sm.route_hit;
-  flows_.start(route, Bytes{n.fetch_bytes}, now, token(slot_of(c), node, hit));
+  flows_.start(route, Bytes{n.fetch_bytes + waits_for}, now, token(slot_of(c), node, hit));
 }
 
 bool Simulator::combined_with_gpc_fetch(const TileKey& key, int gpc, TimePoint now) {

@@ -191,6 +191,14 @@ struct L2Spec {
   // (l2.gpc_combine_window, l2.gpc_combine_fraction); a zero window (the default) turns it off.
   Duration gpc_combine_window{0};
   double gpc_combine_fraction = 1.0;
+  // Whether CTAs of a plain grid (no cluster launch) combine too. Reads of a TMA multicast never
+  // combine (docs/model.md, request combining). Optional in JSON (l2.gpc_combine_plain), default
+  // true.
+  bool gpc_combine_plain = true;
+  // A miss that evicts dirty lines waits for their write-back: the written bytes go ahead of the
+  // read in the miss's own transfer (SM port, L2, HBM), instead of a separate HBM flow beside it.
+  // Optional in JSON (l2.miss_waits_for_writeback), default false.
+  bool miss_waits_for_writeback = false;
   // The L2's miss path: a throughput every L2 miss and every zero-filled TMA box (a box wholly
   // outside its tensor, TileRef::zero_fill, which reads no HBM) shares. Zero (the default): not
   // modelled, and zero-filled boxes are streamed like misses. Optional in JSON (l2.miss_bandwidth).

@@ -77,6 +77,7 @@ nlohmann::json override_value(std::string_view text) {
   if (auto [ptr, ec] = std::from_chars(begin, end, real); ec == std::errc{} && ptr == end && std::isfinite(real)) {
     return real;
   }
+  if (text == "true" || text == "false") return text == "true";
   if (!text.empty() && (text.front() == '[' || text.front() == '{')) {
     try {
       return nlohmann::json::parse(text);

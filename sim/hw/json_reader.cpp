@@ -180,6 +180,12 @@ double ObjectReader::number(std::string_view key) const {
   return node.get<double>();
 }
 
+bool ObjectReader::boolean(std::string_view key) const {
+  const nlohmann::json& node = leaf(key);
+  if (!node.is_boolean()) ctx_->fail(child(key), fmt::format("expected true or false, got {}", show(node)));
+  return node.get<bool>();
+}
+
 std::vector<int> ObjectReader::integer_list(std::string_view key) const {
   const nlohmann::json& node = leaf(key);
   if (!node.is_array()) ctx_->fail(child(key), fmt::format("expected a list of integers, got {}", show(node)));

@@ -62,6 +62,7 @@ class ObjectReader {
   std::int64_t integer(std::string_view key) const;
   int small_integer(std::string_view key) const;  // fits in int
   double number(std::string_view key) const;
+  bool boolean(std::string_view key) const;
   std::vector<int> integer_list(std::string_view key) const;
   Bytes bytes(std::string_view key) const;
   BytesPerSecond bandwidth(std::string_view key) const;

@@ -147,6 +147,8 @@ L2Spec read_l2(const ObjectReader& r) {
   if (r.has("flush_dirty_fraction")) l.flush_dirty_fraction = r.number("flush_dirty_fraction");
   if (r.has("gpc_combine_window")) l.gpc_combine_window = r.duration("gpc_combine_window");
   if (r.has("gpc_combine_fraction")) l.gpc_combine_fraction = r.number("gpc_combine_fraction");
+  if (r.has("gpc_combine_plain")) l.gpc_combine_plain = r.boolean("gpc_combine_plain");
+  if (r.has("miss_waits_for_writeback")) l.miss_waits_for_writeback = r.boolean("miss_waits_for_writeback");
   if (r.has("miss_bandwidth")) l.miss_bandwidth = r.bandwidth("miss_bandwidth");
   if (r.has("pitch16_bandwidth")) l.pitch16_bandwidth = r.bandwidth("pitch16_bandwidth");
   if (r.has("fill_weight")) l.fill_weight = r.number("fill_weight");
@@ -204,7 +206,7 @@ GpuSpec read_document(const nlohmann::json& doc, ReadContext& ctx) {
   spec.tensor = read_tensor(top.section("tensor", {"flops_per_cycle", "latency", "mma_sync_latency", "mma_sync_k8_fraction", "mma_sync_issue_fraction", "wgmma_overhead", "ws_k_step_floor"}));
   spec.simt = read_simt(top.section("simt", {"fp32_lanes", "int_lanes", "sfu_lanes", "latency", "shuffle_latency", "rate_during_wgmma"}));
   spec.l2 = read_l2(top.section("l2", {"capacity", "bandwidth", "hit_latency", "far_hit_latency", "partitions", "flush_dirty_fraction",
-                                              "gpc_combine_window", "gpc_combine_fraction", "miss_bandwidth", "pitch16_bandwidth",
+                                              "gpc_combine_window", "gpc_combine_fraction", "gpc_combine_plain", "miss_waits_for_writeback", "miss_bandwidth", "pitch16_bandwidth",
                                               "fill_weight", "writeback_weight"}));
   spec.hbm = read_hbm(top.section("hbm", {"capacity", "bandwidth", "efficiency", "latency"}));
   // The TMA arrived with sm90: required from there on, optional (and normally absent) before.

@@ -147,6 +147,13 @@ nlohmann::json to_json(const GpuSpec& s) {
     w.set("l2", "gpc_combine_window", format_duration(s.l2.gpc_combine_window));
     w.set("l2", "gpc_combine_fraction", s.l2.gpc_combine_fraction);
   }
+  // The switches: written where they differ from their default or were set with a source.
+  if (!s.l2.gpc_combine_plain || s.sources.contains("/l2/gpc_combine_plain")) {
+    w.set("l2", "gpc_combine_plain", s.l2.gpc_combine_plain);
+  }
+  if (s.l2.miss_waits_for_writeback || s.sources.contains("/l2/miss_waits_for_writeback")) {
+    w.set("l2", "miss_waits_for_writeback", s.l2.miss_waits_for_writeback);
+  }
   if (s.l2.miss_bandwidth.value > 0) w.set("l2", "miss_bandwidth", format_bandwidth(s.l2.miss_bandwidth));
   if (s.l2.pitch16_bandwidth.value > 0) w.set("l2", "pitch16_bandwidth", format_bandwidth(s.l2.pitch16_bandwidth));
   if (s.l2.fill_weight > 0) w.set("l2", "fill_weight", s.l2.fill_weight);

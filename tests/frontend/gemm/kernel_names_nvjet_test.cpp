@@ -18,7 +18,7 @@ TEST(NvjetNames, CooperativeAlongA) {
   EXPECT_EQ(s.tile, (TileShape{256, 128, 64}));
   EXPECT_EQ(s.stages, 4);
   EXPECT_EQ(s.cluster, (ClusterShape{1, 2}));
-  EXPECT_EQ(s.raster, Raster::heuristic);  // `h` is not the tile order (docs/kernel-names.md: DRAM counters)
+  EXPECT_EQ(s.raster, Raster::along_n);  // `h` walks along n (docs/kernel-names.md: DRAM counters, operand feed)
   EXPECT_EQ(s.warp_specialization, WarpSpecialization::cooperative);
   EXPECT_EQ(s.consumer_warpgroups, 2);
   EXPECT_EQ(s.coop_split, CoopSplit::along_m);
@@ -39,6 +39,7 @@ TEST(NvjetNames, CooperativeAlongA) {
 
 TEST(NvjetNames, CooperativeAlongBWithBias) {
   const Schedule s = parse_ok("nvjet_sm90_tst_192x208_64x4_2x1_v_bz_coopB_bias_TNT").schedule;
+  EXPECT_EQ(s.raster, Raster::heuristic);  // `v`: CUTLASS's raster heuristic
   EXPECT_EQ(s.tile, (TileShape{192, 208, 64}));
   EXPECT_EQ(s.cluster, (ClusterShape{2, 1}));
   EXPECT_EQ(s.raster, Raster::heuristic);  // `v` too

@@ -39,6 +39,43 @@ TEST(Engine, GpcCombiningServesASecondReadOfTheTileWithTheFirstFetch) {
   EXPECT_EQ(run(spec).latency.count(), 2'500'000);
 }
 
+// l2.gpc_combine_plain = false: the two CTAs of the test above, a plain grid, no longer combine
+// (2.5 us); launched as one cluster of two they do again (1.5 us).
+TEST(Engine, GpcCombiningOfPlainGridsCanBeSwitchedOff) {
+  graph::TileGraph g = tracked_load_kernel(1'000'000, 2, 200 * 1024);
+  const auto run = [&](const hw::GpuSpec& spec) { return engine::Simulator(g, spec).run().latency.count(); };
+  hw::GpuSpec spec = toy_gpu();
+  spec.l2.gpc_combine_window = Duration{1'000'000};
+  spec.l2.gpc_combine_fraction = 0.0;
+  EXPECT_EQ(run(spec), 1'500'000);
+  spec.l2.gpc_combine_plain = false;
+  EXPECT_EQ(run(spec), 2'500'000);
+  g.kernels[0].cta.cluster = {2, 1, 1};
+  EXPECT_EQ(run(spec), 1'500'000);
+}
+
+// A TMA multicast read never combines: in clusters of two, every CTA reading the same tile by
+// multicast moves the same L2 bytes with combining (fraction 0) as without; the same reads
+// without multicast combine and move fewer.
+TEST(Engine, GpcCombiningLeavesMulticastReadsAlone) {
+  const auto l2_bytes = [](int multicast, bool combining) {
+    graph::Node n = load_node("a", 1'000'000);
+    n.tile.tensor = 0;
+    n.multicast = multicast;
+    graph::TileGraph g = one_kernel(make_template({n}, {}), 4, 200 * 1024);
+    g.kernels[0].cta.cluster = {2, 1, 1};
+    g.kernels[0].tensors.push_back(graph::Tensor{"A", Bytes{1'000'000}});
+    hw::GpuSpec spec = toy_gpu(8);
+    if (combining) {
+      spec.l2.gpc_combine_window = Duration{10'000'000};
+      spec.l2.gpc_combine_fraction = 0.0;
+    }
+    return engine::Simulator(g, spec).run().kernels[0].l2_bytes;
+  };
+  EXPECT_DOUBLE_EQ(l2_bytes(2, true), l2_bytes(2, false));
+  EXPECT_LT(l2_bytes(1, true), l2_bytes(1, false));
+}
+
 // The combining fraction is a credit of the GPC, not of the tile: two CTAs of one GPC each read
 // tiles T0 and T1 (1 MB each) at t = 0. With gpc_combine_fraction 0.5 the second reader of T0 adds
 // 0.5 and is combined; the second reader of T1 brings the credit to 1 and goes to L2. So 3 of the 4

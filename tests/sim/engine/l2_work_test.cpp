@@ -67,5 +67,26 @@ TEST(L2Work, WritebackWeightMakesTheEvictionShareTheL2) {
   EXPECT_EQ(engine::Simulator(g, spec).run().latency.count(), 1'000'000 + 500'000);  // clean: nothing to write back
 }
 
+TEST(L2Work, AMissThatWaitsForItsWriteBackCarriesItsBytesFirst) {
+  // The same dirty start with l2.miss_waits_for_writeback: the 1 MB write-back goes ahead of the
+  // read in the miss's own transfer, so 2 MB cross the L2 at 1 B/ps: 2 us, then 500 ns. HBM
+  // carries the same 2 MB either way; a clean start has nothing to wait for.
+  auto spec = toy_gpu();
+  spec.hbm.bandwidth = BytesPerSecond{10e12};
+  spec.l2.capacity = Bytes{1'000'000};
+  spec.l2.miss_waits_for_writeback = true;
+  const graph::TileGraph g = tracked_load_kernel(1'000'000);
+  engine::SimOptions dirty;
+  dirty.l2_starts_dirty = true;
+  const auto waited = engine::Simulator(g, spec, dirty).run();
+  EXPECT_EQ(waited.latency.count(), 2'000'000 + 500'000);
+  EXPECT_DOUBLE_EQ(waited.kernels[0].hbm_bytes, 2e6);
+  EXPECT_EQ(engine::Simulator(g, spec).run().latency.count(), 1'000'000 + 500'000);
+  spec.l2.miss_waits_for_writeback = false;
+  const auto beside = engine::Simulator(g, spec, dirty).run();
+  EXPECT_EQ(beside.latency.count(), 1'000'000 + 500'000);
+  EXPECT_DOUBLE_EQ(beside.kernels[0].hbm_bytes, 2e6);
+}
+
 }  // namespace
 }  // namespace tgsim

@@ -310,6 +310,23 @@ TEST(ToJson, RoundTripsEveryPreset) {
   EXPECT_EQ(work.l2.writeback_weight, 0.5);
   EXPECT_EQ(parse_gpu_spec(to_json(work), "resolved"), work);
   EXPECT_FALSE(to_json(load_gpu_preset("h200", kConfigDir))["l2"].contains("fill_weight"));
+  // And the combining and write-back switches (on in the h100 and h200 presets).
+  const GpuSpec h200 = load_gpu_preset("h200", kConfigDir);
+  EXPECT_FALSE(h200.l2.gpc_combine_plain);
+  EXPECT_TRUE(h200.l2.miss_waits_for_writeback);
+  const GpuSpec plain = load_gpu_preset("h200", kConfigDir, {"l2.gpc_combine_plain=true", "l2.miss_waits_for_writeback=false"});
+  EXPECT_TRUE(plain.l2.gpc_combine_plain);
+  EXPECT_FALSE(plain.l2.miss_waits_for_writeback);
+  EXPECT_EQ(parse_gpu_spec(to_json(plain), "resolved"), plain);
+  EXPECT_FALSE(load_gpu_preset("a100", kConfigDir).l2.miss_waits_for_writeback);
+}
+
+TEST(ParseGpuSpec, SwitchMustBeTrueOrFalse) {
+  nlohmann::json doc = read_preset_json("h200");
+  doc["l2"]["miss_waits_for_writeback"]["value"] = 1;
+  const std::string e = error_of([&] { parse_gpu_spec(doc, "inline spec"); });
+  EXPECT_NE(e.find("/l2/miss_waits_for_writeback"), std::string::npos) << e;
+  EXPECT_NE(e.find("expected true or false"), std::string::npos) << e;
 }
 
 TEST(ToJson, SpecWithoutSourcesWritesPlainValues) {
