@@ -180,12 +180,13 @@ void Simulator::start_transfer(CtaRun& c, std::int32_t node, TimePoint now) {
                (spec_.l2.gpc_combine_plain || compiled_.kernels[static_cast<std::size_t>(c.kernel)].cluster_size > 1) &&
                combined_with_gpc_fetch(key, sm.gpc, now);
     hit = hit || combined;
-    if (const std::int64_t wb = l2.take_writeback(); wb > 0 && !hit && spec_.l2.miss_waits_for_writeback) {
-      waits_for = wb;
+    if (const std::int64_t wb = l2.take_writeback(); wb > 0) {
       c.kr->hbm_bytes += static_cast<double>(wb);
-    } else if (wb > 0) {
-      flows_.start(writeback_route_[static_cast<std::size_t>(sm.gpu)], Bytes{wb}, now, kWritebackToken);
-      c.kr->hbm_bytes += static_cast<double>(wb);
+      if (!hit && spec_.l2.miss_waits_for_writeback) {
+        waits_for = wb;
+      } else {
+        flows_.start(writeback_route_[static_cast<std::size_t>(sm.gpu)], Bytes{wb}, now, kWritebackToken);
+      }
     }
   }
   // Stores are written back to HBM; loads that hit stay on the SM-L2 path.

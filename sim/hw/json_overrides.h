@@ -14,8 +14,7 @@ namespace tgsim::hw {
 
 // Applies each "dotted.key=value" in order. A value that reads as a number becomes a JSON number,
 // true and false become JSON booleans, one starting with '[' or '{' is parsed as JSON (e.g.
-// "gpc.sms_per_gpc=[18,18,16]"), anything
-// else is a string. A leaf gets {"value": v, "source": "--set key=value"}, so the resolved spec
+// "gpc.sms_per_gpc=[18,18,16]"), anything else is a string. A leaf gets {"value": v, "source": "--set key=value"}, so the resolved spec
 // records that it was overridden. A missing key is created (the parser then rejects it if it is
 // unknown). Returns JSON pointer -> "--set key=value". Throws InputError for malformed overrides.
 std::map<std::string, std::string> apply_overrides(nlohmann::json& doc, const std::vector<std::string>& overrides);
